@@ -1,0 +1,66 @@
+"""Integer-code dispatch from the kernels to the loss and penalty modules.
+
+numba caches module-level functions on disk but not dispatchers passed as arguments or jitclasses
+(numba issues 6522, 9659), so kernels receive integer codes and call these ``if``/``elif``
+switches. ``tests/test_registry.py`` checks every registered code against its module.
+"""
+import math
+
+from numba import njit
+
+from privcd.losses import logistic, squared
+from privcd.penalties import l1, l2, none
+
+
+@njit(cache=True)
+def loss_value(code, z, y):
+    """``l(z, y)`` of the loss with this code (NaN for an unknown code)."""
+    if code == logistic.CODE:
+        return logistic.value(z, y)
+    if code == squared.CODE:
+        return squared.value(z, y)
+    return math.nan
+
+
+@njit(cache=True)
+def loss_derivative(code, z, y):
+    """``dl/dz (z, y)`` of the loss with this code (NaN for an unknown code)."""
+    if code == logistic.CODE:
+        return logistic.derivative(z, y)
+    if code == squared.CODE:
+        return squared.derivative(z, y)
+    return math.nan
+
+
+@njit(cache=True)
+def loss_conjugate(code, u, y):
+    """``l*(u, y)`` of the loss with this code (NaN for an unknown code)."""
+    if code == logistic.CODE:
+        return logistic.conjugate(u, y)
+    if code == squared.CODE:
+        return squared.conjugate(u, y)
+    return math.nan
+
+
+@njit(cache=True)
+def penalty_value(code, w_j, lam):
+    """``psi_j(w_j)`` of the penalty with this code (NaN for an unknown code)."""
+    if code == none.CODE:
+        return none.value(w_j, lam)
+    if code == l1.CODE:
+        return l1.value(w_j, lam)
+    if code == l2.CODE:
+        return l2.value(w_j, lam)
+    return math.nan
+
+
+@njit(cache=True)
+def penalty_prox(code, x, step, lam):
+    """``prox_{step psi_j}(x)`` of the penalty with this code (NaN for an unknown code)."""
+    if code == none.CODE:
+        return none.prox(x, step, lam)
+    if code == l1.CODE:
+        return l1.prox(x, step, lam)
+    if code == l2.CODE:
+        return l2.prox(x, step, lam)
+    return math.nan

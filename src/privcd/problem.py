@@ -1,0 +1,125 @@
+"""The composite ERM problem of the papers (dp-cd eq. (1), dp-gcd eq. (1)):
+
+    F(w) = f(w) + psi(w),   f(w) = (1/n) sum_i l(<w, x_i>, y_i),
+
+with ``l`` a registered loss and ``psi`` a separable penalty times ``lam``.
+"""
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from privcd.kernels.evaluate import data_fit_value, loss_derivatives, penalty_sum
+from privcd.losses import get_loss
+from privcd.penalties import get_penalty
+from privcd.validation import check_labels, check_matrix, check_number
+
+
+class Problem:
+    """A linear model's private ERM problem.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p) or scipy CSR/CSC matrix
+        Features, one row per record; converted to float64.
+    y : ndarray of shape (n,)
+        Labels: in {-1, 1} for ``"logistic"``, real for ``"squared"``.
+    loss : str
+        A name registered in :data:`privcd.losses.LOSSES`.
+    penalty : None, "l1" or "l2"
+        ``psi = lam ||w||_1`` or ``(lam / 2) ||w||_2^2``.
+    lam : float
+        Regularisation strength, ``>= 0``.
+    """
+
+    def __init__(self, X, y, loss, penalty=None, lam=0.0):
+        self.loss = get_loss(loss)
+        self.penalty = get_penalty(penalty)
+        self.lam = check_number("lam", lam, low=0.0, low_open=False)
+        self.X = check_matrix(X)
+        self.y = check_labels(y, self.X.shape[0], self.loss.labels)
+        self.is_sparse = sp.issparse(self.X)
+
+    @property
+    def n_samples(self):
+        return self.X.shape[0]
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    def __repr__(self):
+        kind = "sparse" if self.is_sparse else "dense"
+        return (f"Problem(n={self.n_samples}, p={self.n_features}, {kind}, loss={self.loss.name!r}, "
+                f"penalty={self.penalty.name!r}, lam={self.lam:g})")
+
+    # -- storage the kernels read: columns for coordinate methods, rows for sample methods --
+    @cached_property
+    def columns(self):
+        """X laid out for column access: Fortran-ordered dense array or CSC (sorted indices)."""
+        if self.is_sparse:
+            X = self.X.tocsc()
+            X.sort_indices()
+            return X
+        return np.asfortranarray(self.X)
+
+    @cached_property
+    def rows(self):
+        """X laid out for row access: C-ordered dense array or CSR (sorted indices)."""
+        if self.is_sparse:
+            X = self.X.tocsr()
+            X.sort_indices()
+            return X
+        return np.ascontiguousarray(self.X)
+
+    # -- objective --
+    def linear_predictor(self, w):
+        """``Xw``."""
+        return np.asarray(self.X @ self._check_w(w), dtype=np.float64).ravel()
+
+    def objective(self, w):
+        """``F(w) = (1/n) sum_i l(<w, x_i>, y_i) + psi(w)``."""
+        w = self._check_w(w)
+        z = self.linear_predictor(w)
+        return data_fit_value(self.loss.code, z, self.y) + penalty_sum(self.penalty.code, w, self.lam)
+
+    def gradient(self, w):
+        """Gradient of the data-fitting part, ``grad f(w) = (1/n) X^T l'(Xw, y)`` (psi excluded)."""
+        z = self.linear_predictor(w)
+        return np.asarray(self.X.T @ loss_derivatives(self.loss.code, z, self.y), dtype=np.float64).ravel() / self.n_samples
+
+    # -- smoothness --
+    @cached_property
+    def column_sq_norms(self):
+        """``||X_{:,j}||_2^2`` for every feature j."""
+        if self.is_sparse:
+            return np.asarray(self.X.multiply(self.X).sum(axis=0), dtype=np.float64).ravel()
+        return np.einsum("ij,ij->j", self.X, self.X)
+
+    @cached_property
+    def row_norms(self):
+        """``||x_i||_2`` for every record i."""
+        if self.is_sparse:
+            return np.sqrt(np.asarray(self.X.multiply(self.X).sum(axis=1), dtype=np.float64).ravel())
+        return np.sqrt(np.einsum("ij,ij->i", self.X, self.X))
+
+    @cached_property
+    def M(self):
+        """Coordinate-wise smoothness constants of f, ``M_j = curvature ||X_{:,j}||^2 / n`` (dp-cd 5.3)."""
+        return self.loss.curvature * self.column_sq_norms / self.n_samples
+
+    @cached_property
+    def beta(self):
+        """Global smoothness constant of f, ``curvature * ||X||_2^2 / n`` (dp-cd Appendix G.1)."""
+        if self.is_sparse:
+            top = spla.svds(self.X, k=1, return_singular_vectors=False, random_state=0)[0]
+        else:
+            top = np.linalg.norm(self.X, 2)
+        return self.loss.curvature * float(top) ** 2 / self.n_samples
+
+    def _check_w(self, w):
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (self.n_features,):
+            raise ValueError(f"w has shape {w.shape}; expected ({self.n_features},)")
+        return w
