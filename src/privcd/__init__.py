@@ -1,5 +1,7 @@
 """privcd: differentially private coordinate methods for linear models on one numba core."""
+from privcd.fit import fit
 from privcd.problem import Problem
+from privcd.run import Run
 
-__all__ = ["Problem"]
+__all__ = ["Problem", "Run", "fit"]
 __version__ = "0.1.0"

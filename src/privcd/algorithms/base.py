@@ -1,0 +1,103 @@
+"""The interface every algorithm module of privcd implements, and the pieces they share.
+
+An algorithm module defines
+
+``NAME`` : str
+    its registry name (``"dp-cd"``, ...).
+``OPTIONS`` : dict
+    the accepted ``**options`` of :func:`privcd.fit` with their defaults.
+``iterations_per_pass(problem, options)`` -> float
+    how many iterations make one pass on the data (the papers' x-axis: p for DP-CD, n / b for
+    DP-SGD, 1 for DP-GCD).
+``plan(problem, settings, options) -> Plan``
+    validates the options, calibrates the noise and returns everything the kernel needs.
+``run(problem, plan, seed) -> (w, snapshots)``
+    calls the numba kernel: the final iterate and the iterate at each checkpoint.
+
+:func:`privcd.fit` does the rest (checks, timing, evaluation of the objective at checkpoints).
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from privcd.validation import check_positive_int
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The arguments every algorithm takes, already validated by :func:`privcd.fit`."""
+
+    epsilon: float
+    delta: float | None
+    passes: float
+    step: float
+    clip: float
+
+    @property
+    def private(self):
+        return np.isfinite(self.epsilon)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an algorithm decided before running.
+
+    Attributes
+    ----------
+    n_iterations : int
+        Kernel iterations in total.
+    iterations_per_pass : float
+        Iterations that make one pass on the data.
+    checkpoints : int64 ndarray
+        Iteration counts at which the iterate is recorded (0 first, ``n_iterations`` last).
+    calibration : privcd.privacy.Calibration or None
+        Noise multiplier and achieved (epsilon, delta); ``None`` when ``epsilon = inf``.
+    kernel : dict
+        Keyword arguments of the kernel call.
+    info : dict
+        Algorithm-specific facts to keep in the :class:`~privcd.run.Run` (e.g. a privacy split).
+    """
+
+    n_iterations: int
+    iterations_per_pass: float
+    checkpoints: np.ndarray
+    calibration: object
+    kernel: dict
+    info: dict = field(default_factory=dict)
+
+
+def iterations_for(passes, iterations_per_pass):
+    """``max(1, round(passes * iterations_per_pass))``: at least one iteration."""
+    return max(1, int(round(passes * iterations_per_pass)))
+
+
+def checkpoint_schedule(n_iterations, count):
+    """``count + 1`` evenly spaced iteration counts from 0 to ``n_iterations`` (duplicates removed)."""
+    count = check_positive_int("checkpoints", count)
+    return np.unique(np.rint(np.linspace(0, n_iterations, count + 1)).astype(np.int64))
+
+
+def default_checkpoint_count(passes, n_iterations):
+    """One checkpoint per pass (at least one, at most one per iteration)."""
+    return int(min(n_iterations, max(1, np.ceil(passes))))
+
+
+def coordinate_thresholds(M, clip):
+    """Coordinate-wise clipping thresholds ``C_j = sqrt(M_j / tr(M)) * clip`` (dp-cd Section 5.1).
+
+    With ``clip = inf`` every threshold is infinite (no clipping).
+    """
+    if np.isinf(clip):
+        return np.full(M.shape, np.inf)
+    return np.sqrt(M / M.sum()) * clip
+
+
+def coordinate_step_sizes(M, step):
+    """Coordinate-wise step sizes ``gamma_j = step / M_j`` (dp-cd Section 6); 0 where ``M_j = 0``.
+
+    A feature that is zero in every record has ``M_j = 0``, a zero gradient and a zero clipping
+    threshold: it never moves.
+    """
+    out = np.zeros_like(M)
+    np.divide(step, M, out=out, where=M > 0)
+    return out

@@ -1,0 +1,83 @@
+"""DP-SGD: clipped, sampled, proximal stochastic gradient descent (Abadi et al., 2016).
+
+As in dp-cd Appendix G.1 and dp-gcd Section 5: per-sample gradients clipped to L2 norm ``clip``,
+constant step size ``step / beta`` with beta the global smoothness constant of f, batch size 1 by
+default, and a proximal step for the penalty. The noise on the summed batch gradient has standard
+deviation ``z * Delta`` with Delta the replace-one sensitivity of that sum for the sampling
+scheme, and z calibrated numerically for the sampled Gaussian mechanism composed over all steps
+(RDP for sampling without replacement: Wang, Balle and Kasiviswanathan 2019; PLD for Poisson
+sampling). One pass is n / batch_size steps.
+
+Options
+-------
+batch_size : int
+    b, between 1 and n (default 1).
+accountant : {"rdp", "pld"}
+    ``"rdp"`` (default, the papers' choice) or ``"pld"``.
+sampling : {"without-replacement", "poisson"} or None
+    How batches are drawn; ``None`` picks the one the accountant supports under replace-one
+    (RDP: without replacement; PLD: Poisson).
+checkpoints : int or None
+    Number of evenly spaced checkpoints in the history (default: one per pass).
+"""
+import numpy as np
+
+from privcd import privacy
+from privcd.algorithms.base import Plan, checkpoint_schedule, default_checkpoint_count, iterations_for
+from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd
+from privcd.kernels.layout import row_arrays
+from privcd.validation import check_choice, check_positive_int
+
+NAME = "dp-sgd"
+OPTIONS = {"batch_size": 1, "accountant": "rdp", "sampling": None, "checkpoints": None}
+SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
+DEFAULT_SAMPLING = {"rdp": "without-replacement", "pld": "poisson"}
+
+
+def iterations_per_pass(problem, options):
+    """n / b steps make one pass."""
+    return problem.n_samples / _batch_size(problem, options)
+
+
+def plan(problem, settings, options):
+    """Calibrate the noise and build the kernel arguments; see the module docstring."""
+    batch_size = _batch_size(problem, options)
+    accountant = check_choice("accountant", options["accountant"], sorted(DEFAULT_SAMPLING))
+    sampling = options["sampling"] or DEFAULT_SAMPLING[accountant]
+    check_choice("sampling", sampling, sorted(SAMPLING_CODES))
+    per_pass = problem.n_samples / batch_size
+    n_iterations = iterations_for(settings.passes, per_pass)
+    calibration = privacy.calibrate(
+        lambda z: privacy.subsampled_gaussian_event(z, n_iterations, batch_size=batch_size,
+                                                    n=problem.n_samples, sampling=sampling),
+        epsilon=settings.epsilon, delta=settings.delta, accountant=accountant)
+    noise_std = 0.0
+    if settings.private:
+        noise_std = calibration.noise_multiplier * privacy.subsampled_gaussian_sensitivity(
+            settings.clip, sampling)
+    count = options["checkpoints"] or default_checkpoint_count(settings.passes, n_iterations)
+    return Plan(
+        n_iterations=n_iterations,
+        iterations_per_pass=per_pass,
+        checkpoints=checkpoint_schedule(n_iterations, count),
+        calibration=calibration,
+        kernel=dict(step=settings.step / problem.beta, clip=settings.clip, noise_std=noise_std,
+                    batch_size=batch_size, sampling=SAMPLING_CODES[sampling]),
+        info={"step_size": settings.step / problem.beta, "noise_std": noise_std, "sampling": sampling},
+    )
+
+
+def run(problem, plan, seed):
+    """Run the :func:`privcd.kernels.dp_sgd.dp_sgd` kernel from w = 0."""
+    k = plan.kernel
+    return dp_sgd(*row_arrays(problem), problem.y, problem.row_norms, problem.loss.code,
+                  problem.penalty.code, problem.lam, k["step"], k["clip"], k["noise_std"],
+                  k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, seed,
+                  np.zeros(problem.n_features))
+
+
+def _batch_size(problem, options):
+    batch_size = check_positive_int("batch_size", options["batch_size"])
+    if batch_size > problem.n_samples:
+        raise ValueError(f"batch_size={batch_size} exceeds the number of records n={problem.n_samples}")
+    return batch_size

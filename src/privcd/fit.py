@@ -1,0 +1,86 @@
+"""``privcd.fit``: run one private algorithm on one problem and evaluate it."""
+import math
+import time
+
+import pandas as pd
+
+from privcd.algorithms import get_algorithm
+from privcd.algorithms.base import Settings
+from privcd.problem import Problem
+from privcd.run import Run
+from privcd.validation import check_number, check_positive, check_seed
+
+
+def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, **options):
+    """Run ``algorithm`` on ``problem`` under (epsilon, delta)-DP (replace-one neighbours).
+
+    Parameters
+    ----------
+    problem : Problem
+    algorithm : str
+        A name registered in :data:`privcd.algorithms.ALGORITHMS` (``"dp-cd"``, ``"dp-sgd"``, ...).
+    epsilon : float
+        Target epsilon, ``> 0``; ``inf`` runs without noise.
+    delta : float
+        Target delta in (0, 1); may be omitted only when ``epsilon = inf``.
+    passes : float
+        Passes on the data, ``> 0`` (the papers' x-axis: p iterations of DP-CD, n samples of DP-SGD).
+    step : float
+        Step-size hyperparameter, ``> 0`` (``gamma_j = step / M_j`` for coordinate methods,
+        ``step / beta`` for DP-SGD).
+    clip : float
+        Clipping hyperparameter, ``> 0``; ``inf`` disables clipping (only without noise).
+    seed : int
+        Seed of the kernel's random generator: same inputs and seed, same bits.
+    **options
+        Algorithm-specific options (see each algorithm module's ``OPTIONS``).
+
+    Returns
+    -------
+    Run
+    """
+    if not isinstance(problem, Problem):
+        raise ValueError(f"problem must be a privcd.Problem; got {type(problem).__name__}")
+    module = get_algorithm(algorithm)
+    settings = _settings(epsilon, delta, passes, step, clip)
+    seed = check_seed(seed)
+    unknown = sorted(set(options) - set(module.OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for algorithm {algorithm!r}; "
+                         f"accepted options: {sorted(module.OPTIONS)}")
+    options = {**module.OPTIONS, **options}
+
+    plan = module.plan(problem, settings, options)
+    start = time.perf_counter()
+    w, snapshots = module.run(problem, plan, seed)
+    seconds = time.perf_counter() - start
+
+    iterations = plan.checkpoints
+    history = pd.DataFrame({
+        "iteration": iterations,
+        "passes": iterations / plan.iterations_per_pass,
+        "seconds": seconds * iterations / plan.n_iterations,
+        "objective": [problem.objective(snapshot) for snapshot in snapshots],
+    })
+    calibration = plan.calibration
+    return Run(
+        w=w, history=history, noise_multiplier=calibration.noise_multiplier,
+        epsilon=calibration.epsilon, delta=calibration.delta, accountant=calibration.accountant,
+        seconds=seconds, algorithm=module.NAME, seed=seed,
+        settings={"passes": settings.passes, "step": settings.step, "clip": settings.clip, **options},
+        info=plan.info,
+    )
+
+
+def _settings(epsilon, delta, passes, step, clip):
+    epsilon = check_positive("epsilon", epsilon, allow_inf=True)
+    if delta is None and math.isfinite(epsilon):
+        raise ValueError("delta is required with a finite epsilon; expected a value in (0, 1)")
+    if delta is not None:
+        delta = check_number("delta", delta, low=0.0, high=1.0)
+    clip = check_positive("clip", clip, allow_inf=True)
+    if math.isfinite(epsilon) and math.isinf(clip):
+        raise ValueError(f"clip=inf with epsilon={epsilon}: without clipping the sensitivity is "
+                         "unbounded; give a finite clip or epsilon=inf")
+    return Settings(epsilon=epsilon, delta=delta, passes=check_positive("passes", passes),
+                    step=check_positive("step", step), clip=clip)

@@ -1,0 +1,98 @@
+"""DP-CD kernel: dp-cd Algorithm 1 (random proximal coordinate descent with Gaussian noise).
+
+Each iteration picks j uniformly in [p], releases the clipped coordinate gradient
+``g_j = (1/n) sum_i clip(l'(<w, x_i>, y_i) X_ij, C_j)`` plus ``N(0, sigma_j^2)`` and takes the
+proximal step ``w_j <- prox_{gamma_j psi_j}(w_j - gamma_j (g_j + eta_j))`` (dp-cd eq. (3), Alg. 1
+line 7). The residuals ``z = Xw`` are kept up to date, so a step costs O(n) dense, O(nnz of
+column j) sparse. With ``inner > 0`` the iterates are averaged every ``inner`` steps (Alg. 1 line 9).
+
+Every iteration draws one coordinate and one standard normal, whatever the noise scale, so runs
+with the same seed visit the same coordinates.
+"""
+import numpy as np
+from numba import njit
+
+from privcd.kernels.dispatch import penalty_prox
+from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns
+
+
+@njit(cache=True)
+def coordinate_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
+                    step_sizes, thresholds, noise_std, j, normal_draw, w, z):
+    """One noisy proximal coordinate step on coordinate j, updating ``w`` and ``z = Xw`` in place.
+
+    Returns the old value of ``w_j``.
+    """
+    n = y.shape[0]
+    gradient = clipped_coordinate_gradient_sum(is_sparse, Xf, data, indices, indptr, j, z, y,
+                                               loss_code, thresholds[j]) / n
+    old = w[j]
+    gamma = step_sizes[j]
+    new = penalty_prox(penalty_code, old - gamma * (gradient + noise_std[j] * normal_draw), gamma, lam)
+    if new != old:
+        add_scaled_column(is_sparse, Xf, data, indices, indptr, j, new - old, z)
+        w[j] = new
+    return old
+
+
+@njit(cache=True)
+def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
+          thresholds, noise_std, n_iterations, inner, checkpoints, seed, w0):
+    """Run DP-CD for ``n_iterations`` coordinate steps from ``w0``.
+
+    Parameters
+    ----------
+    step_sizes, thresholds, noise_std : ndarray of shape (p,)
+        ``gamma_j``, clipping thresholds ``C_j`` and noise standard deviations ``sigma_j``.
+    inner : int
+        ``K`` of Algorithm 1 (average every K steps); 0 returns the last iterate, no averaging.
+    checkpoints : int64 ndarray, increasing
+        Iteration counts at which to record the current output (0 = before the first step).
+    seed : int
+        Seed of numba's generator.
+
+    Returns
+    -------
+    w_out : ndarray of shape (p,)
+        The last iterate (``inner == 0``) or the last average ``w_bar_T``.
+    snapshots : ndarray of shape (len(checkpoints), p)
+        The output at each checkpoint.
+    """
+    np.random.seed(seed)
+    n = y.shape[0]
+    p = w0.shape[0]
+    w = w0.copy()
+    z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
+    out = w0.copy()
+    snapshots = np.empty((checkpoints.shape[0], p))
+    averaging = inner > 0
+    total = np.zeros(p)
+    held_since = np.zeros(p, dtype=np.int64)
+    c = 0
+    for it in range(n_iterations):
+        while c < checkpoints.shape[0] and checkpoints[c] == it:
+            snapshots[c] = out if averaging else w
+            c += 1
+        j = np.random.randint(0, p)
+        normal_draw = np.random.standard_normal()
+        k = it % inner if averaging else 0
+        old = coordinate_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
+                              step_sizes, thresholds, noise_std, j, normal_draw, w, z)
+        if averaging:
+            # Lazy running sum of the states theta^1..theta^K: coordinate j held `old`
+            # during states held_since[j] + 1 .. k.
+            total[j] += old * (k - held_since[j])
+            held_since[j] = k
+            if k == inner - 1:
+                for jj in range(p):
+                    out[jj] = (total[jj] + w[jj] * (inner - held_since[jj])) / inner
+                    w[jj] = out[jj]
+                total[:] = 0.0
+                held_since[:] = 0
+                z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
+    while c < checkpoints.shape[0]:
+        snapshots[c] = out if averaging else w
+        c += 1
+    if not averaging:
+        out[:] = w
+    return out, snapshots

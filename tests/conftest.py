@@ -1,0 +1,35 @@
+"""Shared fixtures: small seeded problems, dense and sparse."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import privcd
+
+SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+
+
+def make_problem(loss, penalty, lam, *, n=120, p=15, density=0.4, sparse=False, seed=0):
+    """A small problem with imbalanced columns and some exact zeros."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)) * rng.lognormal(sigma=1.0, size=p)
+    X[rng.random((n, p)) > density] = 0.0
+    w_true = rng.normal(size=p)
+    if loss == "logistic":
+        y = np.where(X @ w_true + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    else:
+        y = X @ w_true + 0.1 * rng.normal(size=n)
+    return privcd.Problem(sp.csc_matrix(X) if sparse else X, y, loss, penalty, lam)
+
+
+@pytest.fixture(params=["dense", "sparse"])
+def storage(request):
+    return request.param
+
+
+@pytest.fixture
+def shared_datasets():
+    if not SHARED_DATASETS.is_dir():
+        pytest.skip(f"shared datasets not found at {SHARED_DATASETS}")
+    return SHARED_DATASETS

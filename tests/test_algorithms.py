@@ -1,0 +1,129 @@
+"""Generic tests every registered algorithm must pass (adding an algorithm adds it here)."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import privcd
+from privcd.algorithms import ALGORITHMS
+from conftest import make_problem
+
+ALGORITHM_NAMES = sorted(ALGORITHMS)
+# Problems an algorithm needs that the default (logistic + L2) does not suit.
+CASES = {}
+HYPER = dict(passes=2, step=0.5, clip=1.0)
+
+
+def case(name, sparse=False):
+    loss, penalty, lam, options = CASES.get(name, ("logistic", "l2", 0.01, {}))
+    return make_problem(loss, penalty, lam, sparse=sparse), options
+
+
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_same_seed_same_bits_and_other_seed_differs(name):
+    problem, options = case(name)
+    first = privcd.fit(problem, name, epsilon=1.0, delta=1e-5, seed=7, **HYPER, **options)
+    again = privcd.fit(problem, name, epsilon=1.0, delta=1e-5, seed=7, **HYPER, **options)
+    other = privcd.fit(problem, name, epsilon=1.0, delta=1e-5, seed=8, **HYPER, **options)
+    assert np.array_equal(first.w, again.w)
+    assert first.history["objective"].equals(again.history["objective"])
+    assert not np.array_equal(first.w, other.w)
+
+
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_same_bits_in_another_process(name):
+    problem, options = case(name)
+    run = privcd.fit(problem, name, epsilon=1.0, delta=1e-5, seed=3, **HYPER, **options)
+    script = (
+        "import sys, numpy as np, privcd; sys.path.insert(0, 'tests'); from test_algorithms import case, HYPER\n"
+        f"problem, options = case({name!r})\n"
+        f"run = privcd.fit(problem, {name!r}, epsilon=1.0, delta=1e-5, seed=3, **HYPER, **options)\n"
+        "sys.stdout.write(run.w.tobytes().hex())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         cwd=str(__import__("pathlib").Path(__file__).parents[1]))
+    assert out.stdout == run.w.tobytes().hex()
+
+
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_dense_and_sparse_give_the_same_bits(name):
+    dense, options = case(name)
+    sparse = privcd.Problem(sp.csr_matrix(dense.X), dense.y, dense.loss.name, dense.penalty.name, dense.lam)
+    a = privcd.fit(dense, name, epsilon=1.0, delta=1e-5, seed=5, **HYPER, **options)
+    b = privcd.fit(sparse, name, epsilon=1.0, delta=1e-5, seed=5, **HYPER, **options)
+    assert np.array_equal(a.w, b.w)
+    assert a.history["objective"].equals(b.history["objective"])
+
+
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_run_record(name):
+    problem, options = case(name)
+    run = privcd.fit(problem, name, epsilon=0.5, delta=1e-6, seed=0, **HYPER, **options)
+    assert 0 < run.epsilon <= 0.5
+    assert run.delta == 1e-6
+    assert run.noise_multiplier > 0
+    assert run.accountant
+    history = run.history
+    assert list(history.columns[:4]) == ["iteration", "passes", "seconds", "objective"]
+    assert history["iteration"].iloc[0] == 0
+    assert history["objective"].iloc[0] == pytest.approx(problem.objective(np.zeros(problem.n_features)))
+    assert history["objective"].iloc[-1] == problem.objective(run.w)
+    assert history["passes"].iloc[-1] == pytest.approx(HYPER["passes"], rel=0.05)
+    assert np.all(np.diff(history["iteration"]) > 0)
+    assert run.seconds > 0
+
+
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_no_noise_when_epsilon_is_infinite(name):
+    problem, options = case(name)
+    run = privcd.fit(problem, name, epsilon=float("inf"), seed=0, passes=2, step=0.5, clip=float("inf"), **options)
+    assert run.noise_multiplier == 0 and run.epsilon == float("inf")
+    assert run.objective < problem.objective(np.zeros(problem.n_features))
+
+
+BAD_ARGUMENTS = [
+    (dict(epsilon=0.0), "epsilon=0.0"),
+    (dict(epsilon=-1.0), "epsilon=-1.0"),
+    (dict(epsilon=float("nan")), "epsilon=nan"),
+    (dict(delta=0.0), "delta=0.0"),
+    (dict(delta=1.0), "delta=1.0"),
+    (dict(delta=None), "delta is required"),
+    (dict(passes=0), "passes=0"),
+    (dict(passes=-2.0), "passes=-2.0"),
+    (dict(step=0.0), "step=0.0"),
+    (dict(step=float("inf")), "step=inf"),
+    (dict(clip=-1.0), "clip=-1.0"),
+    (dict(clip=float("inf")), "clip=inf with epsilon=1.0"),
+    (dict(seed=-1), "seed=-1"),
+    (dict(seed=1.5), "seed=1.5"),
+    (dict(no_such_option=3), r"unknown option\(s\) \['no_such_option'\]"),
+]
+
+
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+@pytest.mark.parametrize("override,match", BAD_ARGUMENTS, ids=[m for _, m in BAD_ARGUMENTS])
+def test_bad_arguments_are_named_before_any_kernel_runs(name, override, match, monkeypatch):
+    problem, options = case(name)
+    module = ALGORITHMS[name]
+
+    def kernel_must_not_run(*args, **kwargs):
+        raise AssertionError("the kernel ran before the arguments were checked")
+
+    monkeypatch.setattr(module, "run", kernel_must_not_run)
+    arguments = dict(epsilon=1.0, delta=1e-5, seed=0, **HYPER, **options)
+    arguments.update(override)
+    with pytest.raises(ValueError, match=match):
+        privcd.fit(problem, name, **arguments)
+
+
+def test_unknown_algorithm_is_named():
+    problem, _ = case("dp-cd")
+    with pytest.raises(ValueError, match="algorithm='dp-xyz'.*expected one of"):
+        privcd.fit(problem, "dp-xyz", epsilon=1.0, delta=1e-5, **HYPER)
+
+
+def test_problem_must_be_a_problem():
+    with pytest.raises(ValueError, match="problem must be a privcd.Problem"):
+        privcd.fit(np.eye(3), "dp-cd", epsilon=1.0, delta=1e-5, **HYPER)

@@ -1,0 +1,112 @@
+"""DP-CD (dp-cd Algorithm 1): convergence, averaging, clipping sensitivity, noise scale."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import privcd
+from privcd.algorithms.base import coordinate_thresholds
+from privcd.kernels.dp_cd import dp_cd
+from privcd.kernels.layout import column_arrays
+from privcd.kernels.linalg import clipped_coordinate_gradient_sum
+from conftest import make_problem
+
+INF = float("inf")
+
+
+@pytest.mark.parametrize("loss,penalty,lam", [("squared", "l1", 0.5), ("logistic", "l2", 0.01),
+                                              ("logistic", "l1", 0.02)])
+def test_noise_free_unclipped_dp_cd_reaches_the_optimum(loss, penalty, lam, storage):
+    problem = make_problem(loss, penalty, lam, sparse=storage == "sparse")
+    _, f_star = privcd.solve_nonprivate(problem)
+    run = privcd.fit(problem, "dp-cd", epsilon=INF, passes=3000, step=1.0, clip=INF, seed=0)
+    assert (run.objective - f_star) / f_star < 1e-8
+
+
+def test_averaging_returns_the_mean_of_the_inner_iterates():
+    """With K = all iterations, the output is (1/K) sum_{k=1..K} theta^k of the same random path."""
+    problem = make_problem("squared", "l1", 0.1)
+    p = problem.n_features
+    n_iterations = 7 * p
+    steps = np.full(p, 0.5) / problem.M
+    thresholds = coordinate_thresholds(problem.M, 3.0)
+    noise = 0.01 * np.ones(p)
+    args = (*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
+            steps, thresholds, noise, n_iterations)
+    every = np.arange(n_iterations + 1, dtype=np.int64)
+    _, path = dp_cd(*args, 0, every, 11, np.zeros(p))
+    averaged, _ = dp_cd(*args, n_iterations, np.array([0, n_iterations], dtype=np.int64), 11, np.zeros(p))
+    np.testing.assert_allclose(averaged, path[1:].mean(axis=0), rtol=1e-12, atol=1e-15)
+    assert not np.allclose(averaged, path[-1])
+
+
+def test_inner_iterations_round_up_and_average():
+    problem = make_problem("logistic", "l2", 0.01)
+    run = privcd.fit(problem, "dp-cd", epsilon=1.0, delta=1e-5, passes=1.0, step=0.5, clip=1.0, seed=0,
+                     inner_iterations=4)
+    assert run.history["iteration"].iloc[-1] % 4 == 0
+    assert run.history["iteration"].iloc[-1] >= problem.n_features
+
+
+def test_thresholds_follow_section_5_1():
+    """C_j = sqrt(M_j / tr M) C, so sum_j C_j^2 / (M_j / tr M) ... i.e. ||(C_j)||_{M~^-1} = C."""
+    problem = make_problem("logistic", "l2", 0.01)
+    thresholds = coordinate_thresholds(problem.M, 2.5)
+    scaled_M = problem.n_features * problem.M / problem.M.sum()
+    assert np.sqrt(np.sum(thresholds**2 / scaled_M) / problem.n_features) == pytest.approx(2.5)
+    np.testing.assert_allclose(thresholds / thresholds[0], np.sqrt(problem.M / problem.M[0]))
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+def test_clipped_coordinate_gradient_has_the_claimed_sensitivity(loss):
+    """Replacing one record changes (1/n) sum_i clip(g_ij, C_j) by at most 2 C_j / n, and by that much
+    for an adversarial record."""
+    rng = np.random.default_rng(0)
+    problem = make_problem(loss, None, 0.0)
+    n, p = problem.n_samples, problem.n_features
+    thresholds = coordinate_thresholds(problem.M, 0.3)
+    worst = np.zeros(p)
+    for trial in range(30):
+        w = rng.normal(size=p)
+        X = problem.X.copy()
+        y = problem.y.copy()
+        i = rng.integers(n)
+        X[i] = rng.normal(size=p) * 1e3 * (trial % 2)
+        y[i] = -y[i] if loss == "logistic" else 1e4 * rng.normal()
+        neighbour = privcd.Problem(X, y, loss)
+        for j in range(p):
+            a = clipped_coordinate_gradient_sum(*column_arrays(problem), j, problem.linear_predictor(w),
+                                                problem.y, problem.loss.code, thresholds[j]) / n
+            b = clipped_coordinate_gradient_sum(*column_arrays(neighbour), j, neighbour.linear_predictor(w),
+                                                neighbour.y, problem.loss.code, thresholds[j]) / n
+            worst[j] = max(worst[j], abs(a - b) / (2 * thresholds[j] / n))
+    assert worst.max() <= 1 + 1e-12
+    assert worst.max() > 0.99  # the bound is attained: clipping is what limits it
+
+
+def test_injected_noise_has_the_calibrated_scale():
+    """At w = 0 with y = 0 the squared loss has zero gradient, so one step moves w_j by -gamma_j eta_j."""
+    rng = np.random.default_rng(1)
+    n, p = 200, 4
+    X = rng.normal(size=(n, p)) * np.array([0.1, 1.0, 5.0, 20.0])
+    problem = privcd.Problem(X, np.zeros(n), "squared")
+    draws = {j: [] for j in range(p)}
+    for seed in range(3000):
+        run = privcd.fit(problem, "dp-cd", epsilon=1.0, delta=1e-5, passes=1 / p, step=0.3, clip=2.0, seed=seed)
+        j = int(np.flatnonzero(run.w)[0])
+        draws[j].append(-run.w[j] * problem.M[j] / 0.3)
+    expected = run.noise_multiplier * 2 * coordinate_thresholds(problem.M, 2.0) / n
+    np.testing.assert_allclose(expected, run.info["noise_std"], rtol=1e-12)
+    for j in range(p):
+        sample = np.array(draws[j])
+        assert len(sample) > 600
+        # the sample standard deviation is within 4 standard errors (sd / sqrt(2 m)) of sigma_j
+        assert abs(sample.std(ddof=1) / expected[j] - 1) < 4 / np.sqrt(2 * len(sample))
+        assert abs(sample.mean()) < 4 * expected[j] / np.sqrt(len(sample))
+
+
+def test_zero_columns_never_move():
+    X = np.random.default_rng(2).normal(size=(50, 3))
+    X[:, 1] = 0.0
+    problem = privcd.Problem(sp.csc_matrix(X), np.sign(X[:, 0]) + (X[:, 0] == 0), "logistic", "l1", 0.01)
+    run = privcd.fit(problem, "dp-cd", epsilon=1.0, delta=1e-4, passes=5, step=1.0, clip=1.0, seed=0)
+    assert run.w[1] == 0.0 and np.all(np.isfinite(run.w))

@@ -1,0 +1,113 @@
+"""DP-SGD: descent without noise, sampling, clipping sensitivity, noise scale."""
+import numpy as np
+import pytest
+
+import privcd
+from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, add_clipped_gradient, draw_batch
+from privcd.kernels.layout import row_arrays
+from conftest import make_problem
+
+INF = float("inf")
+
+
+@pytest.mark.parametrize("loss,penalty", [("logistic", "l2"), ("squared", "l1")])
+def test_noise_free_full_batch_decreases_the_objective_monotonically(loss, penalty):
+    """Full-batch proximal gradient with step 1 / beta is a descent method."""
+    problem = make_problem(loss, penalty, 0.05)
+    run = privcd.fit(problem, "dp-sgd", epsilon=INF, passes=30, step=1.0, clip=INF, seed=0,
+                     batch_size=problem.n_samples, checkpoints=30)
+    objective = run.history["objective"].to_numpy()
+    assert np.all(np.diff(objective) <= 1e-12 * abs(objective[:-1]))
+    assert objective[-1] < 0.9 * objective[0]
+
+
+@pytest.mark.parametrize("loss,penalty", [("logistic", "l2"), ("squared", "l1")])
+def test_noise_free_batch_one_decreases_the_objective(loss, penalty):
+    problem = make_problem(loss, penalty, 0.05)
+    run = privcd.fit(problem, "dp-sgd", epsilon=INF, passes=10, step=0.05, clip=INF, seed=0)
+    objective = run.history["objective"].to_numpy()
+    assert objective[-1] < 0.5 * objective[0]
+    assert np.mean(np.diff(objective) < 0) >= 0.7
+
+
+def test_sampling_without_replacement_is_uniform_and_distinct():
+    n, b, steps = 20, 5, 4000
+    order = np.arange(n)
+    batch = np.empty(b, dtype=np.int64)
+    counts = np.zeros(n)
+    np.random.seed(0)
+    for _ in range(steps):
+        assert draw_batch(SAMPLE_WITHOUT_REPLACEMENT, b, 0.0, order, batch) == b
+        assert len(set(batch.tolist())) == b
+        counts[batch] += 1
+    expected = steps * b / n
+    chi2 = np.sum((counts - expected) ** 2 / expected)
+    assert chi2 < 45  # 19 degrees of freedom: P(chi2 > 45) < 1e-3
+
+
+def test_poisson_sampling_includes_each_record_with_probability_q():
+    n, b, steps = 50, 5, 4000
+    q = b / n
+    batch = np.empty(n, dtype=np.int64)
+    counts = np.zeros(n)
+    sizes = []
+    for step in range(steps):
+        size = draw_batch(SAMPLE_POISSON, b, np.log1p(-q), np.arange(n), batch)
+        sizes.append(size)
+        counts[batch[:size]] += 1
+        assert np.all(np.diff(batch[:size]) > 0)
+    assert np.mean(sizes) == pytest.approx(b, abs=4 * np.sqrt(n * q * (1 - q) / steps))
+    assert np.var(sizes) == pytest.approx(n * q * (1 - q), rel=0.15)
+    assert np.abs(counts / steps - q).max() < 5 * np.sqrt(q * (1 - q) / steps)
+
+
+def test_clipped_gradient_sum_has_the_claimed_sensitivity():
+    """Replacing one record of a batch changes the clipped gradient sum by at most 2C (attained)."""
+    rng = np.random.default_rng(0)
+    problem = make_problem("logistic", None, 0.0)
+    p = problem.n_features
+    clip = 0.7
+    worst = 0.0
+    for trial in range(50):
+        w = rng.normal(size=p)
+        i = int(rng.integers(problem.n_samples))
+        X = problem.X.copy()
+        y = problem.y.copy()
+        X[i] = rng.normal(size=p) * 100
+        y[i] = -y[i]
+        neighbour = privcd.Problem(X, y, "logistic")
+        sums = []
+        for prob in (problem, neighbour):
+            gradient = np.zeros(p)
+            for k in (i, (i + 1) % prob.n_samples):
+                add_clipped_gradient(*row_arrays(prob), prob.y, prob.row_norms, prob.loss.code, clip, k, w,
+                                     gradient)
+            sums.append(gradient)
+        worst = max(worst, np.linalg.norm(sums[0] - sums[1]) / (2 * clip))
+    assert worst <= 1 + 1e-12
+    assert worst > 0.9
+
+
+@pytest.mark.parametrize("accountant", ["rdp", "pld"])
+def test_injected_noise_has_the_calibrated_scale(accountant):
+    """With y = 0 and w = 0 the squared loss has zero gradient, so one step moves w by -(gamma / b) noise."""
+    rng = np.random.default_rng(1)
+    n, p, b = 400, 30, 4
+    problem = privcd.Problem(rng.normal(size=(n, p)), np.zeros(n), "squared")
+    draws = []
+    for seed in range(60):
+        run = privcd.fit(problem, "dp-sgd", epsilon=2.0, delta=1e-5, passes=b / n, step=0.5, clip=1.5,
+                         seed=seed, batch_size=b, accountant=accountant)
+        draws.append(-run.w * b / run.info["step_size"])
+    sample = np.concatenate(draws)
+    expected = run.info["noise_std"]
+    from privcd.privacy import subsampled_gaussian_sensitivity
+    assert expected == pytest.approx(run.noise_multiplier * subsampled_gaussian_sensitivity(1.5, run.info["sampling"]))
+    assert abs(sample.std(ddof=1) / expected - 1) < 4 / np.sqrt(2 * len(sample))
+    assert abs(sample.mean()) < 4 * expected / np.sqrt(len(sample))
+
+
+def test_batch_size_larger_than_n_is_named():
+    problem = make_problem("logistic", "l2", 0.01)
+    with pytest.raises(ValueError, match=f"batch_size=1000 exceeds the number of records n={problem.n_samples}"):
+        privcd.fit(problem, "dp-sgd", epsilon=1.0, delta=1e-5, passes=1, step=0.1, clip=1.0, batch_size=1000)

@@ -1,0 +1,71 @@
+"""Every registered loss and penalty is reachable through the kernels' integer-code dispatch."""
+import math
+
+import numpy as np
+import pytest
+
+from privcd.kernels import dispatch
+from privcd.losses import LOSS_MODULES, LOSSES, get_loss
+from privcd.penalties import PENALTY_MODULES, PENALTIES, get_penalty
+
+POINTS = [(-3.0, 1.0), (-0.5, -1.0), (0.0, 1.0), (0.7, -1.0), (4.0, 1.0)]
+
+
+@pytest.mark.parametrize("module", LOSS_MODULES, ids=lambda m: m.SPEC.name)
+def test_loss_dispatch_reaches_module(module):
+    for z, y in POINTS:
+        assert dispatch.loss_value(module.CODE, z, y) == module.value(z, y)
+        assert dispatch.loss_derivative(module.CODE, z, y) == module.derivative(z, y)
+        u = -0.3 * y
+        assert dispatch.loss_conjugate(module.CODE, u, y) == module.conjugate(u, y)
+
+
+@pytest.mark.parametrize("module", LOSS_MODULES, ids=lambda m: m.SPEC.name)
+def test_loss_derivative_and_curvature(module):
+    """The derivative matches finite differences and the second derivative never exceeds the curvature."""
+    h = 1e-6
+    for z, y in POINTS:
+        numeric = (module.value(z + h, y) - module.value(z - h, y)) / (2 * h)
+        assert numeric == pytest.approx(module.derivative(z, y), abs=1e-6)
+        second = (module.derivative(z + h, y) - module.derivative(z - h, y)) / (2 * h)
+        assert second <= module.SPEC.curvature + 1e-6
+
+
+@pytest.mark.parametrize("module", LOSS_MODULES, ids=lambda m: m.SPEC.name)
+def test_loss_conjugate_is_fenchel(module):
+    """l*(u) = sup_z u z - l(z), checked on a grid of z (Fenchel-Young holds with equality at u = l'(z))."""
+    for z, y in POINTS:
+        u = module.derivative(z, y)
+        assert module.conjugate(u, y) == pytest.approx(u * z - module.value(z, y), abs=1e-9)
+        grid = np.linspace(-20, 20, 4001)
+        assert module.conjugate(u, y) >= max(u * g - module.value(g, y) for g in grid) - 1e-9
+
+
+@pytest.mark.parametrize("module", PENALTY_MODULES, ids=lambda m: str(m.SPEC.name))
+def test_penalty_dispatch_and_prox(module):
+    lam, step = 0.3, 0.7
+    for x in (-2.0, -0.1, 0.0, 0.15, 3.0):
+        assert dispatch.penalty_value(module.CODE, x, lam) == module.value(x, lam)
+        prox = dispatch.penalty_prox(module.CODE, x, step, lam)
+        assert prox == module.prox(x, step, lam)
+        # prox minimises (v - x)^2 / 2 + step psi(v): no grid point does better
+        grid = np.linspace(-4, 4, 8001)
+        best = min((v - x) ** 2 / 2 + step * module.value(v, lam) for v in grid)
+        assert (prox - x) ** 2 / 2 + step * module.value(prox, lam) <= best + 1e-12
+
+
+def test_codes_are_unique():
+    assert len({spec.code for spec in LOSSES.values()}) == len(LOSSES)
+    assert len({spec.code for spec in PENALTIES.values()}) == len(PENALTIES)
+
+
+def test_unknown_code_is_nan():
+    unused = max(spec.code for spec in LOSSES.values()) + 1
+    assert math.isnan(dispatch.loss_derivative(unused, 0.0, 1.0))
+
+
+def test_unknown_names_are_named_in_the_error():
+    with pytest.raises(ValueError, match="loss='hinge2'.*expected one of"):
+        get_loss("hinge2")
+    with pytest.raises(ValueError, match="penalty='l3'"):
+        get_penalty("l3")
