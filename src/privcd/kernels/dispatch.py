@@ -8,7 +8,7 @@ import math
 
 from numba import njit
 
-from privcd.losses import logistic, squared
+from privcd.losses import hinge, logistic, squared
 from privcd.penalties import l1, l2, none
 
 
@@ -19,6 +19,8 @@ def loss_value(code, z, y):
         return logistic.value(z, y)
     if code == squared.CODE:
         return squared.value(z, y)
+    if code == hinge.CODE:
+        return hinge.value(z, y)
     return math.nan
 
 
@@ -29,6 +31,8 @@ def loss_derivative(code, z, y):
         return logistic.derivative(z, y)
     if code == squared.CODE:
         return squared.derivative(z, y)
+    if code == hinge.CODE:
+        return hinge.derivative(z, y)
     return math.nan
 
 
@@ -39,6 +43,8 @@ def loss_conjugate(code, u, y):
         return logistic.conjugate(u, y)
     if code == squared.CODE:
         return squared.conjugate(u, y)
+    if code == hinge.CODE:
+        return hinge.conjugate(u, y)
     return math.nan
 
 
