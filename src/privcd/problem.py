@@ -105,7 +105,7 @@ class Problem:
     @cached_property
     def M(self):
         """Coordinate-wise smoothness constants of f, ``M_j = curvature ||X_{:,j}||^2 / n`` (dp-cd 5.3)."""
-        return self.loss.curvature * self.column_sq_norms / self.n_samples
+        return self._curvature() * self.column_sq_norms / self.n_samples
 
     @cached_property
     def beta(self):
@@ -114,8 +114,17 @@ class Problem:
         ``||X||_2^2`` by power iteration to 1e-10 relative change: the same number for dense and
         sparse storage of the same X.
         """
+        curvature = self._curvature()
         top = top_gram_eigenvalue(*column_arrays(self), self.n_samples, self.n_features, 1e-10, 10_000)
-        return self.loss.curvature * top / self.n_samples
+        return curvature * top / self.n_samples
+
+    def _curvature(self):
+        """The loss's curvature; ``ValueError`` for a non-smooth loss, whose M and beta do not exist."""
+        if not np.isfinite(self.loss.curvature):
+            raise ValueError(f"loss={self.loss.name!r} is not smooth (infinite curvature): the smoothness "
+                             "constants M and beta that primal methods (dp-cd, dp-sgd, ...) step with do "
+                             "not exist; use a dual method such as 'dp-scd'")
+        return self.loss.curvature
 
     def _check_w(self, w):
         w = np.asarray(w, dtype=np.float64)
