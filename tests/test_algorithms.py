@@ -48,13 +48,15 @@ def test_same_bits_in_another_process(name):
 
 
 @pytest.mark.parametrize("name", ALGORITHM_NAMES)
-def test_dense_and_sparse_give_the_same_bits(name):
+def test_dense_and_sparse_give_the_same_numbers(name):
+    """Same seed, same numbers: equal up to the summation order of the SIMD dense gradient sums
+    (kernels/linalg.py), i.e. to rounding, for the same random path."""
     dense, options = case(name)
     sparse = privcd.Problem(sp.csr_matrix(dense.X), dense.y, dense.loss.name, dense.penalty.name, dense.lam)
     a = privcd.fit(dense, name, epsilon=1.0, delta=1e-5, seed=5, **HYPER, **options)
     b = privcd.fit(sparse, name, epsilon=1.0, delta=1e-5, seed=5, **HYPER, **options)
-    assert np.array_equal(a.w, b.w)
-    assert a.history["objective"].equals(b.history["objective"])
+    np.testing.assert_allclose(a.w, b.w, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.history["objective"], b.history["objective"], rtol=1e-9)
 
 
 @pytest.mark.parametrize("name", ALGORITHM_NAMES)

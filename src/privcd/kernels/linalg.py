@@ -3,8 +3,10 @@
 Dense X comes as a Fortran-ordered array for column access (``Xf``) or C-ordered for row access
 (``Xc``); sparse X as the (``data``, ``indices``, ``indptr``) triplet of a CSC (columns) or CSR
 (rows) matrix with sorted indices. The unused representation is passed as an empty array and
-``is_sparse`` selects the branch. Sums run over stored entries in increasing index order, and a
-dense zero adds an exact zero, so dense and sparse X give bit-identical results.
+``is_sparse`` selects the branch. Sums run over stored entries in increasing index order and a
+dense zero adds an exact zero, so dense and sparse X give bit-identical results, except in the
+SIMD-vectorised dense clipped gradient (see :func:`_dense_clipped_column_sum`), where they agree
+to rounding.
 """
 import numpy as np
 from numba import njit
@@ -25,14 +27,30 @@ def clip_scalar(value, threshold):
 @njit(cache=True)
 def clipped_coordinate_gradient_sum(is_sparse, Xf, data, indices, indptr, j, z, y, loss_code, threshold):
     """``sum_i clip(l'(z_i, y_i) X_ij, threshold)``: n times the clipped j-th gradient entry (dp-cd 5.1)."""
+    if not is_sparse:
+        return _dense_clipped_column_sum(Xf, j, z, y, loss_code, threshold)
     total = 0.0
-    if is_sparse:
-        for k in range(indptr[j], indptr[j + 1]):
-            i = indices[k]
-            total += clip_scalar(loss_derivative(loss_code, z[i], y[i]) * data[k], threshold)
-    else:
-        for i in range(Xf.shape[0]):
-            total += clip_scalar(loss_derivative(loss_code, z[i], y[i]) * Xf[i, j], threshold)
+    for k in range(indptr[j], indptr[j + 1]):
+        i = indices[k]
+        total += clip_scalar(loss_derivative(loss_code, z[i], y[i]) * data[k], threshold)
+    return total
+
+
+@njit(cache=True, fastmath={"reassoc", "nsz"})
+def _dense_clipped_column_sum(Xf, j, z, y, loss_code, threshold):
+    """Dense branch of :func:`clipped_coordinate_gradient_sum`, SIMD-vectorised.
+
+    Reassociation lets LLVM split the sum into vector lanes (without it the loop runs one
+    element at a time, about 2.5x slower on x86-64): the result is deterministic for a given
+    machine but differs from the sparse branch's sequential sum by rounding (relative 1e-15 a
+    step). Clipping uses comparisons, not ``min``/``max``, so an infinite threshold stays exact.
+    """
+    total = 0.0
+    for i in range(Xf.shape[0]):
+        g = loss_derivative(loss_code, z[i], y[i]) * Xf[i, j]
+        g = g if g < threshold else threshold
+        g = g if g > -threshold else -threshold
+        total += g
     return total
 
 
