@@ -152,7 +152,7 @@ def check_raw(raw, spec, origin: str) -> None:
 
 def check_finite(dataset: Dataset, origin: str) -> None:
     """No NaN or inf left in any part after preprocessing."""
-    parts = {"train": (dataset.X, dataset.y)}
+    parts = {next(iter(dataset.meta.parts)): (dataset.X, dataset.y)}
     parts.update({part: (split.X, split.y) for part in ("validation", "test")
                   if (split := getattr(dataset, part)) is not None})
     recipe = dataset.meta.preprocessing

@@ -84,8 +84,9 @@ def standardize(data, spec) -> Processed:
                          f"centring would make its {spec.shape[1]:,} columns dense; use 'raw'")
     base = raw(data, spec)
     scale = base.X.std(axis=0)
-    X, names = _keep_columns(base.X, base.feature_names, scale > 0.0, "constant", base.remarks)
-    X = (X - X.mean(axis=0)) / scale[scale > 0.0]
+    varies = scale != 0.0
+    X, names = _keep_columns(base.X, base.feature_names, varies, "constant", base.remarks)
+    X = (X - X.mean(axis=0)) / scale[varies]
     return Processed(X, base.y, names, base.parts, remarks=base.remarks)
 
 
