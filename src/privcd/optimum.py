@@ -1,0 +1,546 @@
+"""The certified non-private optimum ``F* = min_w F(w)`` every relative error of privcd is measured against.
+
+``solve_nonprivate(problem)`` returns ``w_star`` with ``F(w_star) - F* <= gap <= tol |F(w_star)|``,
+where ``gap`` is a Fenchel duality gap (celer/skglm style). With ``u_i = l'(<w, x_i>, y_i)`` and
+``v = -(1/n) X^T u``, the dual point ``s u`` (``s`` = the penalty's ``dual_scaling(v, lam)``, which
+makes ``psi*(s v)`` finite) has the dual value
+
+    D = -(1/n) sum_i l*(s u_i, y_i) - psi*(s v),
+
+and weak duality gives ``D <= F*``, so ``gap = F(w) - D`` bounds the suboptimality. For the L2
+penalty this gap equals ``||grad F(w)||^2 / (2 lam)``, the strong-convexity bound. Without a penalty
+``psi*`` is the indicator of ``{0}``; the dual point is then ``u`` projected on the null space of
+``X^T`` (for least squares at the optimum the residual already is; this is the normal-equations
+certificate).
+
+Methods (all deterministic; products with X by numpy/scipy, everything per-record or per-coordinate
+in the numba kernels of :mod:`privcd.kernels.cd_solver`):
+
+* smooth penalty (``"l2"``, ``None``): damped Newton with Armijo backtracking. The Newton system is
+  solved in the smaller of the two spaces: ``p x p`` Cholesky when ``p <= n``, the ``n x n``
+  Woodbury form when ``p > n``, conjugate gradients when both exceed ``_DIRECT_CAP``. Newton is
+  invariant to feature scaling, so raw, badly scaled features (electricity, madelon) cost no more
+  than standardised ones.
+* non-smooth penalty (``"l1"``): proximal Newton on a working set (skglm's ``ProxNewton``): each
+  iteration takes the support plus the coordinates that most violate their optimality condition,
+  minimises the quadratic model of f plus psi on them by coordinate descent on the k x k Hessian,
+  then (L1) solves the model exactly on the sign pattern CD found ("polishing", which removes CD's
+  dependence on conditioning), and backtracks on F.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.optimize import linprog
+from threadpoolctl import threadpool_limits
+
+from privcd.kernels.cd_solver import (loss_derivatives_and_curvatures, loss_second_derivative,
+                                      mean_loss_along, mean_loss_conjugate, model_decrease,
+                                      penalized_quadratic_cd, prox_gradient_scores,
+                                      restore_dual_feasibility)
+from privcd.kernels.evaluate import data_fit_value, penalty_sum
+from privcd.penalties import MODULES_BY_NAME
+from privcd.validation import check_number, check_positive_int
+
+DEFAULT_TOL = 1e-9
+_ARMIJO = 1e-4           # sufficient-decrease constant of the backtracking line search
+_MAX_HALVINGS = 60       # step sizes down to 2^-60 before a line search is declared stalled
+_DIRECT_CAP = 4000       # largest min(n, p) for which the Newton system is factorised
+_INITIAL_WS = 10         # initial working-set size of the proximal Newton solver
+_CD_WORK = 2e8           # budget of multiply-adds for CD on one working-set model
+_CD_MAX_EPOCHS = 20_000
+_ROUNDING = 16 * np.finfo(np.float64).eps  # allowance for rounding in F - D
+_NOISE = 64 * np.finfo(np.float64).eps     # relative rounding noise of an evaluation of F
+_MAX_ROUNDING_STEPS = 5  # consecutive steps below that noise before the solver declares a stall
+_CD_ROUND_EPOCHS = 20    # CD passes between two polishing attempts
+_MAX_ROUNDS = 200        # polishing rounds per working-set model
+
+
+class OptimumNotCertifiedError(RuntimeError):
+    """The solver could not prove the requested precision within its budget."""
+
+
+class NoMinimizerError(ValueError):
+    """``F`` has no minimiser (unpenalised logistic regression on separable data)."""
+
+
+class ZeroOptimumError(ValueError):
+    """``F* = 0`` (unpenalised least squares that interpolates): relative errors are undefined."""
+
+
+@dataclass(frozen=True, eq=False)
+class NonPrivateOptimum:
+    """A certified minimiser of ``F``; unpacks as ``w_star, f_star = result``.
+
+    Attributes
+    ----------
+    w_star : ndarray of shape (p,)
+        The minimiser found.
+    f_star : float
+        ``F(w_star)``, computed by :meth:`Problem.objective` (the shared evaluator).
+    gap : float
+        Duality gap at ``w_star``: ``f_star - gap <= F* <= f_star``.
+    iterations : int
+        (Proximal) Newton steps taken.
+    method : str
+        ``"newton"``, ``"newton-woodbury"``, ``"newton-cg"`` or ``"prox-newton"``.
+    """
+
+    w_star: np.ndarray
+    f_star: float
+    gap: float
+    iterations: int
+    method: str
+
+    def __iter__(self):
+        yield self.w_star
+        yield self.f_star
+
+    @property
+    def relative_gap(self):
+        """``gap / |f_star|``, an upper bound on the relative suboptimality ``(F(w) - F*) / F(w)``."""
+        return self.gap / abs(self.f_star) if self.f_star != 0.0 else (0.0 if self.gap == 0.0 else np.inf)
+
+
+def solve_nonprivate(problem, *, tol=DEFAULT_TOL, max_iter=200):
+    """The non-private optimum of ``problem``, certified by a duality gap.
+
+    Parameters
+    ----------
+    problem : Problem
+        Any loss with a ``loss_second_derivative`` branch (logistic, squared) and any registered
+        penalty (None, "l1", "l2").
+    tol : float in (0, 1)
+        Required bound on the relative suboptimality: stop once ``gap <= tol * |F(w)|``.
+    max_iter : int
+        Budget of (proximal) Newton steps.
+
+    Returns
+    -------
+    NonPrivateOptimum
+        ``w_star, f_star = solve_nonprivate(problem)``; also ``.gap``, ``.iterations``, ``.method``.
+
+    Raises
+    ------
+    OptimumNotCertifiedError
+        If ``gap <= tol |F|`` is not reached within ``max_iter`` steps, or progress stalls at
+        rounding level first; the message gives the best relative gap reached.
+    NoMinimizerError
+        Logistic loss without penalty on (quasi-)separable data: F has no minimiser.
+    NotImplementedError
+        A loss or smooth penalty the solver has no second derivative for.
+    """
+    tol = check_number("tol", tol, low=0.0, high=1.0)
+    max_iter = check_positive_int("max_iter", max_iter)
+    _check_supported(problem)
+    # one BLAS thread: the factorisations here are small, and on a shared 2-core machine threaded
+    # OpenBLAS makes them 5-15x slower (measured); one thread also fixes the summation order
+    with threadpool_limits(limits=1):
+        if problem.penalty.name is None and problem.loss.name == "logistic":
+            _check_minimizer_exists(problem)
+        solver = _NewtonSolver(problem) if problem.penalty.smooth else _ProxNewtonSolver(problem)
+        return solver.run(tol, max_iter)
+
+
+def duality_gap(problem, w):
+    """The certificate of any ``w``: a number ``>= F(w) - F*`` (``inf`` if the dual point is infeasible)."""
+    w = np.asarray(w, dtype=np.float64)
+    _check_supported(problem)
+    state = _State(problem)
+    state.evaluate(problem._check_w(w))
+    return state.gap()
+
+
+# -- checks --------------------------------------------------------------------------------------
+
+def _check_supported(problem):
+    if np.isnan(loss_second_derivative(problem.loss.code, 0.0, 1.0)):
+        raise NotImplementedError(f"solve_nonprivate has no second derivative for loss {problem.loss.name!r}; "
+                                  "add a branch to privcd.kernels.cd_solver.loss_second_derivative")
+    if problem.penalty.smooth and problem.penalty.name not in (None, "l2"):
+        raise NotImplementedError(f"solve_nonprivate has no Hessian for smooth penalty {problem.penalty.name!r}")
+
+
+def _check_minimizer_exists(problem):
+    """Raise :class:`NoMinimizerError` if some direction d separates the data (y_i <x_i, d> >= 0, not all 0).
+
+    Then ``F(t d) -> inf F`` as ``t -> inf`` and the infimum is not attained. Linear programme:
+    maximise ``sum_i y_i <x_i, d>`` subject to ``y_i <x_i, d> >= 0`` and ``|d_j| <= 1``; its value is 0
+    exactly when no such direction exists.
+    """
+    X, y = problem.X, problem.y
+    A = sp.csr_matrix(X).multiply(y[:, None]).tocsr() if problem.is_sparse else X * y[:, None]
+    c = -np.asarray(A.sum(axis=0), dtype=np.float64).ravel()
+    result = linprog(c, A_ub=-A, b_ub=np.zeros(problem.n_samples), bounds=(-1.0, 1.0), method="highs")
+    if result.status != 0:
+        return  # let the solver and its certificate decide
+    margins = np.asarray(A @ result.x, dtype=np.float64).ravel()
+    # |margin_i| <= ||x_i||_1 when |d_j| <= 1; HiGHS meets constraints to about 1e-7
+    row_scale = float(np.max(abs(A).sum(axis=1)))
+    if margins.max() > 1e-6 * row_scale and margins.min() >= -1e-7 * row_scale:
+        positive = int(np.sum(margins > 1e-7 * row_scale))
+        raise NoMinimizerError(
+            f"logistic loss without penalty has no minimiser on these data: a direction d has "
+            f"y_i <x_i, d> >= 0 for every record and > 0 for {positive} of {problem.n_samples} "
+            f"(the data are {'linearly separable' if positive == problem.n_samples else 'quasi-separable'}), "
+            "so F(t d) decreases towards its infimum as t grows; use penalty='l2' or 'l1' with lam > 0")
+
+
+# -- shared state: z, u, h, gradient, objective and certificate at the current w -----------------
+
+class _State:
+    """Quantities at the current iterate; X products by numpy/scipy on ``problem.columns``."""
+
+    def __init__(self, problem):
+        self.problem = problem
+        self.X = problem.columns
+        self.n, self.p = problem.n_samples, problem.n_features
+        self.loss_code, self.penalty_code = problem.loss.code, problem.penalty.code
+        self.lam = problem.lam
+        self.u = np.empty(self.n)
+        self.h = np.empty(self.n)
+        self._range_basis = None
+
+    def evaluate(self, w):
+        problem = self.problem
+        self.w = w
+        self.z = problem.linear_predictor(w)
+        loss_derivatives_and_curvatures(self.loss_code, self.z, problem.y, self.u, self.h)
+        self.grad = np.asarray(self.X.T @ self.u, dtype=np.float64).ravel() / self.n
+        self.F = data_fit_value(self.loss_code, self.z, problem.y) + penalty_sum(self.penalty_code, w, self.lam)
+
+    def objective_along(self, w, d, dz, t):
+        """``F(w + t d)`` from ``z + t dz``."""
+        return (mean_loss_along(self.loss_code, self.z, dz, t, self.problem.y)
+                + penalty_sum(self.penalty_code, w + t * d, self.lam))
+
+    def gap(self):
+        """``F(w) - D(theta)`` for the dual point built from ``u`` (module docstring)."""
+        problem = self.problem
+        name = problem.penalty.name
+        if name is None:
+            theta = self._project_null_xt(self.u)
+            restore_dual_feasibility(self.loss_code, theta, self.u, problem.y)
+            # X^T theta = 0 up to rounding and the entries restore_dual_feasibility reset: charge the
+            # first-order effect of the residual, |<X^T theta, w>| / n, to the gap
+            residual = abs(float(np.asarray(self.X.T @ theta).ravel() @ self.w)) / self.n
+            dual = -mean_loss_conjugate(self.loss_code, theta, 1.0, problem.y) - residual
+        else:
+            module = MODULES_BY_NAME[name]
+            v = -self.grad
+            s = module.dual_scaling(v, self.lam)
+            dual = -mean_loss_conjugate(self.loss_code, self.u, s, problem.y) - module.conjugate(s * v, self.lam)
+        if not np.isfinite(dual):
+            return np.inf
+        # F and D are sums of rounded terms: add a rounding allowance so the bound stays a bound
+        return max(self.F - dual, 0.0) + _ROUNDING * max(abs(self.F), abs(dual))
+
+    def range_basis(self):
+        """Orthonormal basis of range(X) (computed once)."""
+        if self._range_basis is None:
+            self._range_basis = _range_basis(self.X, self.problem.is_sparse)
+        return self._range_basis
+
+    def _project_null_xt(self, u):
+        """``u`` minus its orthogonal projection on range(X): a vector theta with ``X^T theta = 0``."""
+        basis = self.range_basis()
+        if basis.shape[1] == self.n:
+            return np.zeros_like(u)
+        return u - basis @ (basis.T @ u)
+
+
+def _range_basis(X, is_sparse):
+    """Orthonormal basis (n, r) of the column space of X, from an SVD (or the Gram of the smaller side)."""
+    n, p = X.shape
+    if min(n, p) > _DIRECT_CAP:
+        raise NotImplementedError(f"the certificate for penalty=None needs a factorisation of X; "
+                                  f"min(n, p) = {min(n, p)} exceeds {_DIRECT_CAP}")
+    eps = np.finfo(np.float64).eps
+    if not is_sparse:
+        left, singular, _ = np.linalg.svd(X, full_matrices=False)
+        rank = int(np.sum(singular > singular[0] * max(n, p) * eps)) if singular.size else 0
+        return np.ascontiguousarray(left[:, :rank])
+    if n <= p:
+        values, vectors = np.linalg.eigh((X @ X.T).toarray())
+        keep = values > values[-1] * max(n, p) * eps * 1e3
+        return np.ascontiguousarray(vectors[:, keep])
+    values, vectors = np.linalg.eigh((X.T @ X).toarray())
+    keep = values > values[-1] * max(n, p) * eps * 1e3
+    left = np.asarray(X @ (vectors[:, keep] / np.sqrt(values[keep])))
+    q, _ = np.linalg.qr(left)  # re-orthonormalise what squaring the condition number blurred
+    return np.ascontiguousarray(q)
+
+
+# -- the two solvers ------------------------------------------------------------------------------
+
+class _Solver:
+    method = ""
+
+    def __init__(self, problem):
+        self.problem = problem
+        self.state = _State(problem)
+        self.rounding_steps = 0
+
+    def run(self, tol, max_iter):
+        problem, state = self.problem, self.state
+        w = np.zeros(problem.n_features)
+        best = np.inf
+        stalled = None
+        for iteration in range(max_iter + 1):
+            state.evaluate(w)
+            gap = state.gap()
+            best = min(best, gap / abs(state.F) if state.F != 0.0 else (0.0 if gap == 0.0 else np.inf))
+            if gap <= tol * abs(state.F):
+                f_star = problem.objective(w)  # the shared evaluator; the gap is relative to state.F
+                return NonPrivateOptimum(w, f_star, gap + max(f_star - state.F, 0.0), iteration, self.method)
+            if iteration == max_iter:
+                break
+            w_next = self.step(w)
+            if w_next is None:
+                stalled = iteration
+                break
+            w = w_next
+        if stalled is not None:
+            where, advice = f"progress stalled at rounding level after {stalled} steps", "raise tol"
+        else:
+            where, advice = f"the budget of max_iter={max_iter} steps ran out", "raise max_iter or tol"
+        raise OptimumNotCertifiedError(
+            f"solve_nonprivate could not certify {problem!r}: {where}; the best certified relative "
+            f"gap is {best:.3g} > tol={tol:g} (F(w) = {state.F:.17g}); {advice}")
+
+    def line_search(self, w, d, dz, slope):
+        """``w + t d`` with the largest ``t = 2^-k`` passing Armijo's test, or None if none does.
+
+        ``slope`` is the predicted decrease (directional derivative, or the model decrease for the
+        proximal step). Once it is below the rounding noise of F, F can no longer tell a good step
+        from a bad one; the full (proximal) Newton step is then taken if F does not rise above that
+        noise, and the certificate at the next iterate decides whether it helped.
+        """
+        state = self.state
+        noise = _NOISE * abs(state.F)
+        if abs(slope) <= noise:
+            self.rounding_steps += 1
+            if self.rounding_steps <= _MAX_ROUNDING_STEPS and state.objective_along(w, d, dz, 1.0) <= state.F + noise:
+                return w + d
+            return None
+        self.rounding_steps = 0
+        if not slope < 0.0:
+            return None
+        t = 1.0
+        for _ in range(_MAX_HALVINGS):
+            if state.objective_along(w, d, dz, t) <= state.F + _ARMIJO * t * slope:
+                return w + t * d
+            t *= 0.5
+        return None
+
+
+class _NewtonSolver(_Solver):
+    """Damped Newton for smooth penalties (``"l2"``: Hessian ``+ lam I``; None: pseudo-inverse)."""
+
+    def __init__(self, problem):
+        super().__init__(problem)
+        n, p = problem.n_samples, problem.n_features
+        self.ridge = problem.lam if problem.penalty.name == "l2" else 0.0
+        if problem.penalty.name is None and problem.loss.name == "squared":
+            rank = self.state.range_basis().shape[1]
+            if rank == n:
+                raise ZeroOptimumError(
+                    f"least squares without penalty interpolates these data (rank X = n = {n}), so "
+                    "F* = 0 and relative errors to it are undefined; use penalty='l2' or 'l1' with lam > 0")
+        if p <= n and p <= _DIRECT_CAP:
+            self.method = "newton"
+        elif n < p and n <= _DIRECT_CAP:
+            self.method = "newton-woodbury"
+            X = problem.columns
+            outer = X @ X.T
+            self.outer = outer.toarray() if sp.issparse(outer) else np.asarray(outer)
+        else:
+            self.method = "newton-cg"
+
+    def step(self, w):
+        state = self.state
+        rhs = -(state.grad + self.ridge * w)
+        d = self.direction(rhs)
+        if not np.all(np.isfinite(d)):
+            return None
+        dz = self.problem.linear_predictor(d)
+        return self.line_search(w, d, dz, -float(rhs @ d))
+
+    def direction(self, rhs):
+        """Solve ``(X^T diag(h) X / n + ridge I) d = rhs`` (least-norm solution when singular)."""
+        state, X, n = self.state, self.state.X, self.state.n
+        h, ridge = state.h, self.ridge
+        if self.method == "newton":
+            hessian = _weighted_gram(X, h) / n
+            hessian[np.diag_indices_from(hessian)] += ridge
+            return _solve_psd(hessian, rhs)
+        if self.method == "newton-woodbury":
+            root = np.sqrt(h)
+            kernel = root[:, None] * self.outer * root[None, :] / n
+            if ridge > 0.0:
+                # (B^T B + ridge I)^-1 = (I - B^T (ridge I + B B^T)^-1 B) / ridge with B = diag(sqrt h) X / sqrt n
+                kernel[np.diag_indices_from(kernel)] += ridge
+                b = root * np.asarray(X @ rhs).ravel() / n
+                a = _solve_psd(kernel, b)
+                return (rhs - np.asarray(X.T @ (root * a)).ravel()) / ridge
+            # no ridge: rhs = -X^T u / n; least-norm d = -X^T D^1/2 K^+ D^-1/2 u with K = D^1/2 X X^T D^1/2
+            b = -state.u / np.where(root > 0.0, root, 1.0)
+            a = _solve_psd(kernel, b / n)
+            return np.asarray(X.T @ (root * a)).ravel()
+
+        def hess_vec(v):
+            return np.asarray(X.T @ (h * np.asarray(X @ v).ravel())).ravel() / n + ridge * v
+
+        operator = spla.LinearOperator((state.p, state.p), matvec=hess_vec, dtype=np.float64)
+        d, _ = spla.cg(operator, rhs, rtol=1e-12, maxiter=10 * state.p)
+        return d
+
+
+class _ProxNewtonSolver(_Solver):
+    """Proximal Newton with working sets for non-smooth separable penalties (skglm's ProxNewton)."""
+
+    method = "prox-newton"
+
+    def __init__(self, problem):
+        super().__init__(problem)
+        self.ws_size = min(problem.n_features, _INITIAL_WS)
+        self.lipschitz = problem.M
+        self.scores = np.empty(problem.n_features)
+
+    def step(self, w):
+        p = self.problem.n_features
+        while True:
+            ws, complete = self.working_set(w)
+            w_next = self.model_step(w, ws)
+            if w_next is not None or complete or self.rounding_steps > _MAX_ROUNDING_STEPS:
+                return w_next
+            self.ws_size = min(p, 2 * self.ws_size)  # no progress on this working set: widen it
+
+    def working_set(self, w):
+        """The support plus the worst violators, ``ws_size`` in all; and whether every violator is in."""
+        problem, state = self.problem, self.state
+        prox_gradient_scores(problem.penalty.code, problem.lam, w, state.grad, self.lipschitz, self.scores)
+        support = np.flatnonzero(w)
+        self.ws_size = min(problem.n_features, max(self.ws_size, 2 * support.size))
+        order = np.argsort(-self.scores, kind="stable")
+        order = order[self.scores[order] > 0.0]
+        violators = order[w[order] == 0.0]
+        room = max(self.ws_size - support.size, 0)
+        return np.union1d(support, violators[:room]), violators.size <= room
+
+    def model_step(self, w, ws):
+        """One proximal Newton step restricted to the coordinates ``ws``."""
+        problem, state = self.problem, self.state
+        if ws.size == 0:
+            return None
+        X_ws = state.X[:, ws]
+        hessian = np.ascontiguousarray(_weighted_gram(X_ws, state.h) / state.n)
+        g, w0 = state.grad[ws], w[ws]
+        v = _solve_model(problem.penalty, problem.lam, hessian, g, w0, 1e-10 * np.sqrt(abs(state.F)))
+        d_ws = v - w0
+        if not np.any(d_ws):
+            return None
+        dz = np.asarray(X_ws @ d_ws, dtype=np.float64).ravel()
+        d = np.zeros_like(w)
+        d[ws] = d_ws
+        slope = model_decrease(problem.penalty.code, problem.lam, g, w0, v)
+        return self.line_search(w, d, dz, slope)
+
+
+# -- linear algebra helpers -----------------------------------------------------------------------
+
+def _weighted_gram(X, h):
+    """``X^T diag(h) X`` as a dense symmetric array (X dense or sparse)."""
+    if sp.issparse(X):
+        gram = (X.T @ X.multiply(h[:, None]).tocsc()).toarray()
+    else:
+        gram = X.T @ (X * h[:, None])
+    return (gram + gram.T) / 2.0
+
+
+def _solve_psd(matrix, rhs):
+    """Solve a symmetric positive semi-definite system: Cholesky, else least-norm least squares."""
+    try:
+        factor = sla.cho_factor(matrix, lower=False, check_finite=False)
+        solution = sla.cho_solve(factor, rhs, check_finite=False)
+        if np.all(np.isfinite(solution)):
+            return solution
+    except (sla.LinAlgError, ValueError):
+        pass
+    return sla.lstsq(matrix, rhs, lapack_driver="gelsd", check_finite=False)[0]
+
+
+def _solve_model(penalty, lam, hessian, g, w0, cd_tol):
+    """Minimise the working-set model ``<g, v - w0> + (v - w0)^T H (v - w0) / 2 + psi(v)``.
+
+    Coordinate descent alone slows down when the model is badly conditioned (raw madelon columns
+    are all close to 480 times the constant vector). For L1, rounds of a few CD passes alternate with
+    an exact solve on the sign pattern CD found (feature-sign search, Lee et al. 2007): if that
+    solution keeps the signs it is kept, else the segment towards it is followed up to the first
+    sign change (q decreases along it) and that coordinate leaves the support. The round that
+    lands on a sign-consistent solution satisfying the optimality conditions off the support ends
+    with the exact minimiser.
+    """
+    k = g.shape[0]
+    v = w0.copy()
+    if penalty.name != "l1":
+        epochs = int(min(_CD_MAX_EPOCHS, max(50, _CD_WORK / (k * k))))
+        penalized_quadratic_cd(penalty.code, lam, hessian, g, w0, v, epochs, cd_tol)
+        return v
+    rounds = int(min(_MAX_ROUNDS, max(5, _CD_WORK / (_CD_ROUND_EPOCHS * k * k))))
+    for _ in range(rounds):
+        penalized_quadratic_cd(penalty.code, lam, hessian, g, w0, v, _CD_ROUND_EPOCHS, cd_tol)
+        v, optimal = _polish_l1(hessian, g, w0, v, lam)
+        if optimal:
+            break
+    return v
+
+
+def _model_value(hessian, g, w0, v, lam):
+    """``<g, v - w0> + (v - w0)^T H (v - w0) / 2 + lam ||v||_1``."""
+    shift = v - w0
+    return float(g @ shift + 0.5 * shift @ (hessian @ shift) + lam * np.abs(v).sum())
+
+
+def _polish_l1(hessian, g, w0, v, lam):
+    """One feature-sign step from ``v``: ``(v_new, optimal)``.
+
+    On the support S of v with signs s the model's optimality conditions are the linear system
+    ``H_SS (v_S - w0_S) = -g_S - lam s_S + H_{S,T} w0_T`` (T = the rest, where v = 0). Its solution
+    is taken if it keeps the signs s (``optimal`` when also ``|g_T + (H (v - w0))_T| <= lam`` on T).
+    Otherwise the solution with its sign-changing coordinates set to 0 is taken if it lowers the
+    model, else v moves towards the solution up to the first coordinate that reaches 0.
+    """
+    support = np.flatnonzero(v)
+    if support.size == 0:
+        return v, False
+    rest = np.flatnonzero(v == 0.0)
+    signs = np.sign(v[support])
+    rhs = -g[support] - lam * signs + hessian[np.ix_(support, rest)] @ w0[rest]
+    target = w0[support] + _solve_psd(hessian[np.ix_(support, support)], rhs)
+    if not np.all(np.isfinite(target)):
+        return v, False
+    crossed = np.sign(target) != signs
+    polished = np.zeros_like(v)
+    if np.any(crossed):
+        # first try the projected step: the solution with every sign-changing coordinate set to 0
+        polished[support] = np.where(crossed, 0.0, target)
+        if _model_value(hessian, g, w0, polished, lam) < _model_value(hessian, g, w0, v, lam):
+            return polished, False
+        # else follow the segment, on which the model decreases, up to the first sign change
+        polished[:] = 0.0
+        current = v[support]
+        fractions = current[crossed] / (current[crossed] - target[crossed])
+        alpha = float(np.min(fractions))
+        moved = current + alpha * (target - current)
+        moved[np.flatnonzero(crossed)[fractions <= alpha]] = 0.0
+        moved[np.sign(moved) != signs] = 0.0
+        polished[support] = moved
+        return polished, False
+    polished[support] = target
+    if rest.size:
+        model_grad = g[rest] + hessian[rest] @ (polished - w0)
+        return polished, bool(np.all(np.abs(model_grad) <= lam * (1.0 + 1e-10)))
+    return polished, True
