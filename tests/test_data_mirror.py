@@ -1,4 +1,6 @@
 """Mirrored datasets: shapes and label counts against shared/datasets/MANIFEST.md and the papers."""
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -84,3 +86,16 @@ def test_phishing_encoding_reproduces_the_libsvm_file(load):
         feature_of.update(zip(new, (j for j in range(30) if j not in seen)))
         decoded[i, [feature_of[c] for c in columns]] = columns
     np.testing.assert_array_equal(libsvm_one_hot(pd.DataFrame(decoded)), X)
+
+
+def test_registry_shapes_match_the_manifest(shared_datasets):
+    """Each mirrored dataset's registry shape is the 'rows × features' the MANIFEST.md table states."""
+    stated = {}
+    for line in (shared_datasets / "MANIFEST.md").read_text().splitlines():
+        match = re.match(r"\| `([^`]+)`.*?\| ([\d,]+) × ([\d,]+)", line)
+        if match:
+            stated[match[1]] = tuple(int(k.replace(",", "")) for k in match.group(2, 3))
+    mirrored = [spec for spec in DATASETS.values() if (shared_datasets / spec.mirror_files[0]).is_file()]
+    assert len(mirrored) == 6
+    for spec in mirrored:
+        assert stated[spec.mirror_files[0]] == spec.shape, spec.name

@@ -34,10 +34,14 @@ def cache_directory(cache=None) -> Path:
     return Path.home() / ".cache" / "privcd"
 
 
-def cache_key(recipe, inputs: dict, seed) -> str:
-    """Digest of everything a cached entry depends on."""
-    text = json.dumps({"format": CACHE_FORMAT, "recipe": recipe.name, "version": recipe.version,
-                       "inputs": inputs, "seed": seed}, sort_keys=True)
+def cache_key(spec, recipe, inputs: dict, seed) -> str:
+    """Digest of everything a cached entry depends on: inputs, recipe version, seed, the registry line.
+
+    Bump :data:`CACHE_FORMAT` when a reader, an adapter or the encoding changes its output.
+    """
+    dataset = [spec.task, list(spec.labels or ()), list(spec.shape), spec.test_start, spec.missing]
+    text = json.dumps({"format": CACHE_FORMAT, "dataset": dataset, "recipe": recipe.name,
+                       "version": recipe.version, "inputs": inputs, "seed": seed}, sort_keys=True, default=str)
     return sha256_bytes(text.encode())
 
 
@@ -64,15 +68,15 @@ def _unpack(arrays, prefix: str):
 class CacheEntry:
     """The cached files of one (dataset, recipe, seed)."""
 
-    def __init__(self, directory, name: str, recipe, seed):
+    def __init__(self, directory, spec, recipe, seed):
         stem = recipe.name if seed is None else f"{recipe.name}-seed{seed}"
-        self.arrays = Path(directory) / name / f"{stem}.npz"
+        self.arrays = Path(directory) / spec.name / f"{stem}.npz"
         self.sidecar = self.arrays.with_suffix(".json")
-        self.recipe, self.seed = recipe, seed
+        self.spec, self.recipe, self.seed = spec, recipe, seed
 
     def load(self, acquired) -> Dataset | None:
         """The cached dataset if it was made from exactly ``acquired.inputs``, else ``None``."""
-        key = cache_key(self.recipe, acquired.inputs, self.seed)
+        key = cache_key(self.spec, self.recipe, acquired.inputs, self.seed)
         try:
             sidecar = json.loads(self.sidecar.read_text())
             if sidecar.get("key") != key:
@@ -91,7 +95,7 @@ class CacheEntry:
 
     def save(self, dataset: Dataset, acquired) -> None:
         """Write the arrays, then the sidecar."""
-        key = cache_key(self.recipe, acquired.inputs, self.seed)
+        key = cache_key(self.spec, self.recipe, acquired.inputs, self.seed)
         arrays = {"key": np.array(key), "feature_names": np.array(dataset.feature_names, dtype=str)}
         _pack(arrays, "train", dataset.X, dataset.y)
         for part in ("validation", "test"):

@@ -68,7 +68,7 @@ class DatasetMeta:
         return cls(**data)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Split:
     """Features and labels of one held-out part (validation or test)."""
 
@@ -76,7 +76,7 @@ class Split:
     y: np.ndarray
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Dataset:
     """A processed dataset, ready for ``privcd.Problem(dataset.X, dataset.y, ...)``.
 

@@ -32,8 +32,9 @@ def load_dataset(name, *, preprocessing="raw", mirror=None, cache=None, download
         Directory checked before any download (format: :mod:`privcd.data.sources.mirror`); ``None``
         uses ``$PRIVCD_DATA_MIRROR`` if set. Synthetic datasets are always generated.
     cache : path-like or None
-        Cache directory for processed data and downloads; ``None`` uses ``$PRIVCD_CACHE_DIR`` or
-        ``~/.cache/privcd``.
+        Cache directory for processed data (:mod:`privcd.data.cache`) and LIBSVM downloads; ``None``
+        uses ``$PRIVCD_CACHE_DIR`` or ``~/.cache/privcd``. OpenML and scikit-learn keep their
+        downloads in their own caches (``openml.config``, ``SCIKIT_LEARN_DATA``).
     download : bool
         Whether to download a dataset missing from the mirror.
     seed : int or None
@@ -62,7 +63,7 @@ def load_dataset(name, *, preprocessing="raw", mirror=None, cache=None, download
     seed = _seed(spec, seed)
     cache_dir = cache_directory(cache)
     acquired = acquire(spec, mirror_directory(mirror), Request(cache_dir / "downloads", seed), download)
-    entry = CacheEntry(cache_dir, spec.name, recipe, seed)
+    entry = CacheEntry(cache_dir, spec, recipe, seed)
     dataset = entry.load(acquired)
     if dataset is None:
         raw = acquired.read()

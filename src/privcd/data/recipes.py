@@ -107,11 +107,14 @@ def _by_frequency(values: pd.Series) -> list:
     return sorted(counts.index, key=lambda level: (-counts[level], str(level)))
 
 
-def _dp_scd_features(features, spec, train):
+def _dp_scd_features(features, spec, train, remarks):
     """Impute (train mode), one-hot (levels by frequency over all rows), numeric columns first."""
     if sp.issparse(features):
         return matrix(features)
     options = DPSCD_OPTIONS.get(spec.name, DpScdOptions())
+    if options != DpScdOptions():
+        remarks.append(f"authors' {spec.name} steps: dropped {', '.join(options.drop)}; numeric columns "
+                       f"standardised: {options.standardize_numeric}; most frequent level dropped: {options.drop_first}")
     frame = features.drop(columns=list(options.drop))
     categorical = categorical_columns(frame)
     numeric = [column for column in frame.columns if column not in categorical]
@@ -137,7 +140,9 @@ def dp_scd(data, spec) -> Processed:
         train, test = np.arange(spec.test_start), np.arange(spec.test_start, n)
     else:
         train, test = train_test_split(np.arange(n), test_size=TEST_FRACTION, random_state=TEST_SEED)
-    X, names = _dp_scd_features(data.features, spec, train)
+    remarks = ["given test file" if spec.test_start is not None else
+               f"test = {TEST_FRACTION:.0%} random split (random_state={TEST_SEED})"]
+    X, names = _dp_scd_features(data.features, spec, train, remarks)
     y = labels(data.target, spec)
     scaler = MaxAbsScaler().fit(X[train])
     X_train, X_test = (normalize(scaler.transform(X[rows])) for rows in (train, test))
@@ -148,9 +153,7 @@ def dp_scd(data, spec) -> Processed:
     fit, held = train_test_split(np.arange(train.shape[0]), test_size=VALIDATION_FRACTION,
                                  random_state=VALIDATION_SEED)
     parts = {"train": fit.shape[0], "validation": held.shape[0], "test": test.shape[0]}
-    remarks = ["given test file" if spec.test_start is not None else
-               f"test = {TEST_FRACTION:.0%} random split (random_state={TEST_SEED})",
-               f"validation = {VALIDATION_FRACTION:.0%} of train (random_state={VALIDATION_SEED})"]
+    remarks.append(f"validation = {VALIDATION_FRACTION:.0%} of train (random_state={VALIDATION_SEED})")
     return Processed(X_train[fit], y_train[fit], names, parts, Split(X_train[held], y_train[held]),
                      Split(X_test, y_test), remarks)
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from privcd.data.encoding import categorical_columns
 from privcd.data.errors import DataFileError
 from privcd.data.files import sha256_file
 from privcd.data.spec import Acquired, DatasetSpec, PaperShape, RawData
@@ -81,9 +82,8 @@ def adult(features, target):
     if absent:
         raise DataFileError(f"OpenML 1590 (adult): columns {absent} not found in {list(features.columns)}")
     features = features.loc[:, list(ADULT_COLUMNS)].copy()
-    for column in features.columns:
-        if isinstance(features[column].dtype, pd.CategoricalDtype) or features[column].dtype == object:
-            features[column] = features[column].astype(object).where(features[column].notna(), "?").astype(str)
+    for column in categorical_columns(features):
+        features[column] = features[column].astype(object).where(features[column].notna(), "?").astype(str)
     return features, target.astype(str).str.rstrip(".").to_numpy()
 
 
