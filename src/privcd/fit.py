@@ -52,7 +52,9 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
 
     plan = module.plan(problem, settings, options)
     start = time.perf_counter()
-    w, snapshots = module.run(problem, plan, seed)
+    # run returns (w, snapshots) or (w, snapshots, extra): extra is a dict of run-time facts
+    # (e.g. DP-GCD's selected coordinates) merged into Run.info.
+    w, snapshots, *extra = module.run(problem, plan, seed)
     seconds = time.perf_counter() - start
 
     iterations = plan.checkpoints
@@ -68,7 +70,7 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
         epsilon=calibration.epsilon, delta=calibration.delta, accountant=calibration.accountant,
         seconds=seconds, algorithm=module.NAME, seed=seed,
         settings={"passes": settings.passes, "step": settings.step, "clip": settings.clip, **options},
-        info=plan.info,
+        info={**plan.info, **(extra[0] if extra else {})},
     )
 
 
