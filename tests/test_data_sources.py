@@ -12,7 +12,7 @@ import scipy.sparse as sp
 import sklearn.datasets
 from sklearn.utils import Bunch
 
-from privcd.data import DATASETS, DatasetUnavailableError, DataFileError, load_dataset
+from privcd.data import DATASETS, DataFileError, DatasetError, DatasetUnavailableError, load_dataset
 from privcd.data.sources import libsvm
 from privcd.data.sources import openml as openml_source
 
@@ -139,7 +139,7 @@ def test_mirror_from_environment(shared_datasets, monkeypatch, tmp_path):
     monkeypatch.setenv("PRIVCD_DATA_MIRROR", str(shared_datasets))
     assert load_dataset("dorothea-valid", cache=tmp_path).meta.source == "mirror"
     monkeypatch.setenv("PRIVCD_DATA_MIRROR", str(tmp_path / "nowhere"))
-    with pytest.raises(Exception, match=r"mirror directory .*nowhere \(from \$PRIVCD_DATA_MIRROR\) does not exist"):
+    with pytest.raises(DatasetError, match=r"mirror directory .*nowhere \(from \$PRIVCD_DATA_MIRROR\) does not exist"):
         load_dataset("california", cache=tmp_path)
 
 

@@ -168,4 +168,4 @@ def get_recipe(name) -> Recipe:
         return RECIPES[name]
     except (KeyError, TypeError):
         raise UnknownNameError(f"preprocessing {name!r} is not a known recipe; expected one of "
-                                  f"{sorted(RECIPES)}") from None
+                               f"{sorted(RECIPES)}") from None

@@ -99,7 +99,7 @@ def locate(spec: DatasetSpec, directory) -> tuple:
         inputs[path.name] = actual
     reader = read_sparse if spec.sparse else read_dense
     origin = ", ".join(str(path) for path in paths)
-    return Acquired("mirror", origin, inputs, partial(reader, spec, *paths)), f"mirror {directory}"
+    return Acquired("mirror", origin, inputs, partial(reader, *paths)), f"mirror {directory}"
 
 
 def read_csv(path, **options) -> pd.DataFrame:
@@ -127,7 +127,7 @@ def _check_complete(frame: pd.DataFrame, path) -> None:
                             f"(a short line or an empty field; {frame.shape[1]} fields expected per line)")
 
 
-def read_dense(spec: DatasetSpec, path) -> RawData:
+def read_dense(path) -> RawData:
     """Read ``<stem>.csv.gz``: the feature columns, then the ``target`` column."""
     frame = read_csv(path)
     if frame.columns[-1] != "target":
@@ -137,7 +137,7 @@ def read_dense(spec: DatasetSpec, path) -> RawData:
     return RawData(frame.iloc[:, :-1], frame["target"].to_numpy())
 
 
-def read_sparse(spec: DatasetSpec, matrix_path, labels_path) -> RawData:
+def read_sparse(matrix_path, labels_path) -> RawData:
     """Read ``<stem>.npz`` (CSR features) and ``<stem>.labels.csv`` (one ``target`` column)."""
     try:
         features = sp.load_npz(matrix_path).tocsr()

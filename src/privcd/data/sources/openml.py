@@ -27,9 +27,7 @@ DOROTHEA_TRAIN_POSITIVES = 78
 PHISHING_VALUE = 0.18257
 ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
                  "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country")
-ADULT_RENAMES = {"capitalgain": "capital-gain", "capitalloss": "capital-loss", "hoursperweek": "hours-per-week",
-                 "education_num": "education-num", "marital_status": "marital-status",
-                 "native_country": "native-country"}
+ADULT_RENAMES = {"capitalgain": "capital-gain", "capitalloss": "capital-loss", "hoursperweek": "hours-per-week"}
 
 
 def fetch_openml(dataset_id: int):
