@@ -1,0 +1,13 @@
+"""Hyperparameter tuning: grids, configuration ids, identity-derived seeds, chunks, the experiment
+plan of a workflow config, calibration per privacy setting and ``run_chunk``."""
+from privcd.tuning.calibration import calibrate_study
+from privcd.tuning.chunks import chunk, chunk_count, group_by_privacy, privacy_setting, privacy_setting_id
+from privcd.tuning.experiment import Experiment, ProblemSpec, Study
+from privcd.tuning.grid import configuration_id, expand
+from privcd.tuning.privacy_values import resolve_delta
+from privcd.tuning.runner import fit_arguments, run_chunk
+from privcd.tuning.seeds import derive_seed
+
+__all__ = ["Experiment", "ProblemSpec", "Study", "calibrate_study", "chunk", "chunk_count",
+           "configuration_id", "derive_seed", "expand", "fit_arguments", "group_by_privacy",
+           "privacy_setting", "privacy_setting_id", "resolve_delta", "run_chunk"]

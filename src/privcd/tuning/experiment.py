@@ -1,0 +1,193 @@
+"""The experiment a workflow config describes: problems, studies, grids and chunks.
+
+The Snakemake workflow (``workflow/rules/*.smk``) asks this module, never the raw config, what to
+run, so the logic is unit-tested here. Vocabulary:
+
+problem
+    A paper's dataset + preprocessing + loss + penalty + lambda + privacy target (epsilon, delta),
+    identified as ``"<paper>/<problem>"``.
+study
+    One (paper, problem, algorithm entry): a grid of configurations tuned with ``runs.tune``
+    repetitions each, then the selected configuration(s) run ``runs.final`` times.
+configuration
+    The keyword arguments of :func:`privcd.fit` besides problem, algorithm and seed: ``epsilon``,
+    ``delta`` (possibly symbolic, ``"1/n^2"``), ``passes``, ``step``, ``clip`` and the options.
+
+Datasets a mirror lacks (``data_mirror`` set) are handled by ``unavailable``: ``"skip"`` drops their
+problems and records a note; ``"substitute"`` uses ``substitutes[dataset]`` instead (labelled in
+the problem's title) and skips those without a substitute, with a note.
+"""
+import json
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+from privcd.algorithms import get_algorithm
+from privcd.data import get_spec
+from privcd.tuning.chunks import chunk_count, group_by_privacy
+from privcd.tuning.grid import expand
+
+REQUIRED_PARAMETERS = ("passes", "step", "clip")
+SELECTABLE = ("epsilon", "passes", "step", "clip")
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    """One problem of one paper (config ``papers.<paper>.problems.<name>``)."""
+
+    paper: str
+    name: str
+    dataset: str
+    preprocessing: str
+    loss: str
+    penalty: str | None
+    lam: float
+    epsilon: tuple
+    delta: float | str
+    title: str
+
+    @property
+    def key(self):
+        """``"<paper>/<problem>"``: the problem's identity in seeds and results."""
+        return f"{self.paper}/{self.name}"
+
+
+@dataclass(frozen=True)
+class Study:
+    """One algorithm entry on one problem (config ``papers.<paper>.algorithms.<name>``)."""
+
+    problem: ProblemSpec
+    name: str
+    algorithm: str
+    grid: dict
+    tune_runs: int
+    final_runs: int
+    select_by: tuple
+    chunk_size: int
+    configurations: tuple = field(repr=False, compare=False)
+
+    @property
+    def n_chunks(self):
+        return chunk_count(len(self.configurations), self.chunk_size)
+
+    def chunk(self, index):
+        """The configurations of chunk ``index`` (``configurations`` are already grouped by privacy)."""
+        if not 0 <= index < self.n_chunks:
+            raise ValueError(f"chunk index={index} is outside [0, {self.n_chunks}) for {self.problem.key} "
+                             f"{self.name}")
+        return list(self.configurations[index * self.chunk_size:(index + 1) * self.chunk_size])
+
+
+class Experiment:
+    """Everything a validated workflow config asks for.
+
+    Parameters
+    ----------
+    config : dict
+        The workflow config, already validated against ``workflow/schemas/config.schema.yaml``
+        (defaults filled).
+    """
+
+    def __init__(self, config):
+        self.config = config
+        self.base_seed = int(config["base_seed"])
+        self.mirror = config.get("data_mirror") or None
+        self.notes = []
+        self.problems = {}
+        self.studies = {}
+        for paper, block in config["papers"].items():
+            for name, entry in block["problems"].items():
+                problem = self._problem(paper, name, block, entry)
+                if problem is None:
+                    continue
+                self.problems[problem.key] = problem
+                for algorithm_name, algorithm in block["algorithms"].items():
+                    self.studies[(paper, name, algorithm_name)] = self._study(problem, algorithm_name,
+                                                                              algorithm, block)
+
+    # -- lookups used by the rules -------------------------------------------------------------
+
+    @cached_property
+    def papers(self):
+        """Papers with at least one problem left, in config order."""
+        return list(dict.fromkeys(problem.paper for problem in self.problems.values()))
+
+    def problem(self, paper, name):
+        return self.problems[f"{paper}/{name}"]
+
+    def study(self, paper, problem, algorithm):
+        return self.studies[(paper, problem, algorithm)]
+
+    def studies_of(self, paper):
+        return [study for key, study in self.studies.items() if key[0] == paper]
+
+    def datasets(self):
+        """Distinct (dataset, preprocessing) pairs, in config order."""
+        return list(dict.fromkeys((p.dataset, p.preprocessing) for p in self.problems.values()))
+
+    def select_by(self, paper):
+        return tuple(self.config["papers"][paper]["select_by"])
+
+    def tuning_table_by(self, paper):
+        return tuple(self.config["papers"][paper]["tuning_table_by"])
+
+    # -- construction --------------------------------------------------------------------------
+
+    def _problem(self, paper, name, block, entry):
+        dataset = entry["dataset"]
+        title = entry.get("title") or name
+        if not self._available(dataset):
+            substitute = self.config["substitutes"].get(dataset)
+            if self.config["unavailable"] == "substitute" and substitute and self._available(substitute):
+                self.notes.append(f"{paper}/{name}: dataset {dataset!r} is not in the mirror "
+                                  f"{self.mirror}; substituted by {substitute!r} (labelled).")
+                title = f"{title} [{substitute} instead of {dataset}]"
+                dataset = substitute
+            else:
+                self.notes.append(f"{paper}/{name}: skipped, dataset {dataset!r} is not in the mirror "
+                                  f"{self.mirror} (unavailable: {self.config['unavailable']}).")
+                return None
+        privacy = {**block["privacy"], **entry.get("privacy", {})}
+        epsilon = privacy["epsilon"]
+        epsilon = tuple(epsilon) if isinstance(epsilon, list) else (epsilon,)
+        return ProblemSpec(paper=paper, name=name, dataset=dataset,
+                           preprocessing=entry["preprocessing"], loss=entry["loss"],
+                           penalty=entry.get("penalty"), lam=float(entry["lam"]),
+                           epsilon=tuple(float(value) for value in epsilon), delta=privacy["delta"],
+                           title=title)
+
+    def _available(self, dataset):
+        """Without a mirror every dataset may be downloaded; with one, it must hold the files."""
+        spec = get_spec(dataset)
+        if self.mirror is None or spec.source == "synthetic":
+            return True
+        return all((Path(self.mirror) / name).is_file() for name in spec.mirror_files)
+
+    def _study(self, problem, name, entry, block):
+        grid = dict(entry["grid"])
+        names = {part.strip() for key in grid for part in str(key).split(",")}
+        where = f"papers.{problem.paper}.algorithms.{name}.grid"
+        missing = [key for key in REQUIRED_PARAMETERS if key not in names]
+        if missing:
+            raise ValueError(f"{where} lacks {missing}; every grid gives {list(REQUIRED_PARAMETERS)}")
+        if names & {"epsilon", "delta"}:
+            raise ValueError(f"{where}: epsilon and delta belong in the privacy block, not the grid")
+        module = get_algorithm(entry.get("algorithm") or name)
+        unknown = sorted(names - set(REQUIRED_PARAMETERS) - set(module.OPTIONS))
+        if unknown:
+            raise ValueError(f"{where}: {unknown} are not options of algorithm {module.NAME!r}; its "
+                             f"options are {sorted(module.OPTIONS)}")
+        # the cache key keeps the grid's key order, which sets the order of the product
+        configurations = _configurations(json.dumps({"epsilon": list(problem.epsilon),
+                                                     "delta": problem.delta, **grid}))
+        return Study(problem=problem, name=name, algorithm=module.NAME, grid=grid,
+                     tune_runs=int(block["runs"]["tune"]), final_runs=int(block["runs"]["final"]),
+                     select_by=tuple(block["select_by"]), chunk_size=int(self.config["chunk_size"]),
+                     configurations=configurations)
+
+
+
+@lru_cache(maxsize=None)
+def _configurations(grid_json):
+    """The grid expanded and grouped by privacy setting, once per distinct grid (problems share)."""
+    return tuple(group_by_privacy(expand(json.loads(grid_json))))

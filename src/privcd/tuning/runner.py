@@ -1,0 +1,103 @@
+"""``run_chunk``: many configurations of one algorithm on one problem, as tidy result rows.
+
+Today a loop over :func:`privcd.fit` in which every distinct privacy setting is calibrated once
+(:mod:`privcd.privacy.reuse`); a batched numba kernel over configurations can replace the loop
+without changing this interface or any number, because every run's seed comes from its identity
+(:func:`privcd.tuning.seeds.derive_seed`), not from its position in the chunk.
+"""
+import math
+import time
+
+import pandas as pd
+
+from privcd.fit import fit
+from privcd.privacy.reuse import CalibrationStore, reusing
+from privcd.results.table import RUN_TABLE_COLUMNS
+from privcd.tuning.grid import canonical_json, configuration_id
+from privcd.tuning.privacy_values import resolve_delta
+from privcd.tuning.seeds import derive_seed
+
+PROGRESS_SECONDS = 30.0  # at most one progress line per this many seconds (plus the first and last)
+
+
+def fit_arguments(configuration, n_records):
+    """The keyword arguments of :func:`privcd.fit` for ``configuration``: delta made numeric."""
+    arguments = dict(configuration)
+    if arguments.get("delta") is not None:
+        arguments["delta"] = resolve_delta(arguments["delta"], n_records)
+    return arguments
+
+
+def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, stage="tune",
+              paper="", problem_name="", label=None, calibrations=None, progress=None):
+    """Run every configuration ``repetitions`` times; return one row per run and checkpoint.
+
+    Parameters
+    ----------
+    problem : privcd.Problem
+    algorithm : str
+        Registered algorithm name.
+    configurations : list of dict
+        Keyword arguments of :func:`privcd.fit` (``epsilon``, ``delta`` -- possibly symbolic, see
+        :func:`~privcd.tuning.privacy_values.resolve_delta` -- ``passes``, ``step``, ``clip``,
+        options).
+    base_seed : int
+    repetitions : int
+        Runs per configuration (repetitions 0 .. repetitions - 1).
+    stage : {"tune", "final"}
+    paper, problem_name : str
+        The problem's identity, ``"<paper>/<problem_name>"`` in seeds and rows.
+    label : str, optional
+        The name of the algorithm in seeds and rows (a config's algorithm entry); default
+        ``algorithm``.
+    calibrations : CalibrationStore, optional
+        Calibrations to reuse (e.g. computed by the workflow's ``calibrate`` rule); missing ones are
+        computed once per distinct privacy setting and added to it.
+    progress : callable, optional
+        Called with a line ``"<done>/<total> configurations ..."`` after the first configuration,
+        then at most every :data:`PROGRESS_SECONDS`, and after the last.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`privcd.results.RUN_TABLE_COLUMNS`.
+    """
+    label = label or algorithm
+    store = calibrations if calibrations is not None else CalibrationStore()
+    frames, start, last_report = [], time.perf_counter(), -math.inf
+    with reusing(store):
+        for done, configuration in enumerate(configurations, start=1):
+            identity = configuration_id(configuration)
+            arguments = fit_arguments(configuration, problem.n_samples)
+            for repetition in range(repetitions):
+                seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, stage)
+                run = fit(problem, algorithm, seed=seed, **arguments)
+                frames.append(_rows(run, configuration, identity, paper, problem_name, label, stage,
+                                    repetition))
+            now = time.perf_counter()
+            if progress and (done in (1, len(configurations)) or now - last_report >= PROGRESS_SECONDS):
+                last_report = now
+                progress(f"{done}/{len(configurations)} configurations done ({done * repetitions} runs, "
+                         f"{now - start:.1f} s, {store.computed} calibrations computed, "
+                         f"{store.reused} reused)")
+    if not frames:
+        return pd.DataFrame(columns=list(RUN_TABLE_COLUMNS))
+    return pd.concat(frames, ignore_index=True)[list(RUN_TABLE_COLUMNS)]
+
+
+def _rows(run, configuration, identity, paper, problem_name, label, stage, repetition):
+    history = run.history
+    rows = pd.DataFrame({
+        "paper": paper, "problem": problem_name, "algorithm": label, "configuration": identity,
+        "stage": stage, "repetition": repetition, "checkpoint": range(len(history)),
+        "seed": run.seed, "params": canonical_json(configuration),
+        "param_epsilon": float(configuration["epsilon"]), "param_passes": float(configuration["passes"]),
+        "param_step": float(configuration["step"]), "param_clip": float(configuration["clip"]),
+        "privacy_epsilon": float(run.epsilon),
+        "privacy_delta": float(run.delta) if run.delta is not None else 0.0,
+        "privacy_noise_multiplier": float(run.noise_multiplier),
+    })
+    for column in ("iteration", "passes", "seconds"):
+        rows[column] = history[column].to_numpy()
+    rows["metric_objective"] = history["objective"].to_numpy(dtype=float)
+    return rows

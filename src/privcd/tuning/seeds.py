@@ -1,0 +1,42 @@
+"""Seeds derived from a run's identity, never from the order in which runs are made.
+
+benchopt's ``get_seed`` convention: the seed of a run is a hash of what the run *is* (base seed,
+problem, algorithm, configuration, stage, repetition), so splitting a grid into other chunks,
+running it on other machines or re-running a subset reproduces every number bit for bit.
+"""
+import hashlib
+import numbers
+
+from privcd.tuning.grid import canonical_json
+
+SEED_BOUND = 2**32  # numba's np.random.seed accepts [0, 2**32)
+STAGES = ("tune", "final")
+
+
+def derive_seed(base_seed, problem, algorithm, configuration_id, repetition, stage="tune"):
+    """The kernel seed of one run: the first 4 bytes of sha256 of its identity, in [0, 2**32).
+
+    Parameters
+    ----------
+    base_seed : int
+        The experiment's base seed (config key ``base_seed``).
+    problem : str
+        Problem identity (``"<paper>/<problem>"``).
+    algorithm : str
+    configuration_id : str
+        :func:`privcd.tuning.grid.configuration_id` of the hyperparameters.
+    repetition : int
+        Index of the run among the repetitions of that configuration, ``>= 0``.
+    stage : {"tune", "final"}
+        Part of the identity so the final runs of the selected configuration are fresh draws,
+        not the tuning runs it was selected on (which would bias the reported error downwards).
+    """
+    if isinstance(base_seed, bool) or not isinstance(base_seed, numbers.Integral):
+        raise ValueError(f"base_seed={base_seed!r} must be an integer")
+    if isinstance(repetition, bool) or not isinstance(repetition, numbers.Integral) or repetition < 0:
+        raise ValueError(f"repetition={repetition!r} must be an integer >= 0")
+    if stage not in STAGES:
+        raise ValueError(f"stage={stage!r} is not accepted; expected one of {list(STAGES)}")
+    identity = canonical_json([int(base_seed), str(problem), str(algorithm), str(configuration_id),
+                               stage, int(repetition)])
+    return int.from_bytes(hashlib.sha256(identity.encode()).digest()[:4], "big") % SEED_BOUND

@@ -1,0 +1,67 @@
+"""Plot data selection (min/mean/max over runs, final errors), tables and the drawing itself."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from privcd.plotting import (convergence_curves, convergence_figure, error_table, final_errors, save,
+                             to_latex, to_markdown)
+
+
+def aggregated():
+    """Two algorithms, two runs each, three checkpoints; dp-sgd has two selected passes groups."""
+    rows = []
+    errors = {("dp-cd", 5.0): [[1.0, 0.5, 0.1], [1.0, 0.3, 0.3]],
+              ("dp-sgd", 2.0): [[1.0, 0.8, 0.6], [1.0, 0.9, 0.8]],
+              ("dp-sgd", 5.0): [[1.0, 0.7, 0.4], [1.0, 0.6, 0.2]]}
+    for (algorithm, passes), repetitions in errors.items():
+        for repetition, values in enumerate(repetitions):
+            for checkpoint, value in enumerate(values):
+                rows.append({"paper": "p", "problem": "q", "algorithm": algorithm,
+                             "configuration": f"{algorithm}{passes}", "stage": "final",
+                             "repetition": repetition, "checkpoint": checkpoint,
+                             "passes": checkpoint * passes / 2, "seconds": 0.1 * checkpoint,
+                             "param_passes": passes, "metric_relative_error": value})
+    return pd.DataFrame(rows)
+
+
+def test_curves_are_min_mean_max_over_runs_per_checkpoint():
+    curves = convergence_curves(aggregated(), by=["passes"])
+    assert set(curves["label"]) == {"dp-cd, passes=5", "dp-sgd, passes=2", "dp-sgd, passes=5"}
+    cd = curves[curves["label"] == "dp-cd, passes=5"].set_index("checkpoint")
+    assert cd.loc[1, ["min", "mean", "max"]].tolist() == pytest.approx([0.3, 0.4, 0.5])
+    assert cd.loc[2, ["min", "mean", "max"]].tolist() == pytest.approx([0.1, 0.2, 0.3])
+    assert cd["runs"].tolist() == [2, 2, 2] and cd.loc[2, "passes"] == 5.0
+    plain = convergence_curves(aggregated())
+    assert set(plain["label"]) == {"dp-cd", "dp-sgd"}
+
+
+def test_final_errors_and_table_star_the_lowest_mean_of_each_row():
+    errors = final_errors(aggregated(), by=["passes"])
+    sgd = errors[errors["algorithm"] == "dp-sgd"].set_index("param_passes")
+    assert sgd.loc[2.0, "mean"] == pytest.approx(0.7) and sgd.loc[5.0, "mean"] == pytest.approx(0.3)
+    assert sgd.loc[5.0, "std"] == pytest.approx(np.std([0.4, 0.2], ddof=1))
+    table = error_table(errors, by=["passes"])
+    row = table[table["algorithm"] == "dp-sgd"].iloc[0]
+    assert row["passes=5"].endswith("*") and not row["passes=2"].endswith("*")
+    assert table[table["algorithm"] == "dp-cd"].iloc[0]["passes=2"] == ""
+
+    by_algorithm = error_table(final_errors(aggregated()))
+    assert list(by_algorithm.columns) == ["paper", "problem", "dp-cd", "dp-sgd"]
+    assert by_algorithm.iloc[0]["dp-cd"] == "0.2000 ± 1e-01*"
+
+
+def test_markdown_and_latex_tables():
+    table = pd.DataFrame({"problem": ["a_b"], "dp-cd": ["0.1000 ± 1e-02*"]})
+    markdown = to_markdown(table).splitlines()
+    assert markdown == ["| problem | dp-cd |", "| --- | --- |", "| a_b | 0.1000 ± 1e-02* |"]
+    latex = to_latex(table, caption="errors & more")
+    assert r"a\_b & 0.1000 $\pm$ 1e-02$^*$ \\" in latex
+    assert r"\caption{errors \& more}" in latex and latex.count(r"\begin{table}") == 1
+
+
+@pytest.mark.parametrize("x", ["passes", "seconds"])
+def test_figures_are_written_as_pdf_and_png(tmp_path, x):
+    figure = convergence_figure(convergence_curves(aggregated()), x=x, title="demo")
+    save(figure, tmp_path / "f.pdf", tmp_path / "f.png")
+    assert (tmp_path / "f.pdf").read_bytes().startswith(b"%PDF")
+    assert (tmp_path / "f.png").read_bytes().startswith(b"\x89PNG")
