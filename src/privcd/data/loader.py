@@ -62,7 +62,8 @@ def load_dataset(name, *, preprocessing="raw", mirror=None, cache=None, download
     recipe = get_recipe(preprocessing)
     seed = _seed(spec, seed)
     cache_dir = cache_directory(cache)
-    acquired = acquire(spec, mirror_directory(mirror), Request(cache_dir / "downloads", seed), download)
+    mirror = None if spec.source == "synthetic" else mirror_directory(mirror)
+    acquired = acquire(spec, mirror, Request(cache_dir / "downloads", seed), download)
     entry = CacheEntry(cache_dir, spec, recipe, seed)
     dataset = entry.load(acquired)
     if dataset is None:
