@@ -23,9 +23,9 @@ in the numba kernels of :mod:`privcd.kernels.cd_solver`):
   than standardised ones.
 * non-smooth penalty (``"l1"``): proximal Newton on a working set (skglm's ``ProxNewton``): each
   iteration takes the support plus the coordinates that most violate their optimality condition,
-  minimises the quadratic model of f plus psi on them by coordinate descent on the k x k Hessian,
-  then (L1) solves the model exactly on the sign pattern CD found ("polishing", which removes CD's
-  dependence on conditioning), and backtracks on F.
+  minimises the quadratic model of f plus psi on them by coordinate descent on the k x k Hessian
+  (for L1, a few CD passes then feature-sign search, which solves the model exactly whatever its
+  conditioning), and backtracks on F.
 """
 from dataclasses import dataclass
 
@@ -54,8 +54,8 @@ _CD_MAX_EPOCHS = 20_000
 _ROUNDING = 16 * np.finfo(np.float64).eps  # allowance for rounding in F - D
 _NOISE = 64 * np.finfo(np.float64).eps     # relative rounding noise of an evaluation of F
 _MAX_ROUNDING_STEPS = 5  # consecutive steps below that noise before the solver declares a stall
-_CD_ROUND_EPOCHS = 20    # CD passes between two polishing attempts
-_MAX_ROUNDS = 200        # polishing rounds per working-set model
+_CD_GUESS_EPOCHS = 20    # CD passes that guess the L1 model's sign pattern
+_FS_STEPS_PER_COORDINATE = 20  # budget of feature-sign steps, per working-set coordinate
 
 
 class OptimumNotCertifiedError(RuntimeError):
@@ -473,15 +473,11 @@ def _solve_psd(matrix, rhs):
 
 
 def _solve_model(penalty, lam, hessian, g, w0, cd_tol):
-    """Minimise the working-set model ``<g, v - w0> + (v - w0)^T H (v - w0) / 2 + psi(v)``.
+    """Minimise the working-set model ``q(v) = <g, v - w0> + (v - w0)^T H (v - w0) / 2 + psi(v)``.
 
-    Coordinate descent alone slows down when the model is badly conditioned (raw madelon columns
-    are all close to 480 times the constant vector). For L1, rounds of a few CD passes alternate with
-    an exact solve on the sign pattern CD found (feature-sign search, Lee et al. 2007): if that
-    solution keeps the signs it is kept, else the segment towards it is followed up to the first
-    sign change (q decreases along it) and that coordinate leaves the support. The round that
-    lands on a sign-consistent solution satisfying the optimality conditions off the support ends
-    with the exact minimiser.
+    Coordinate descent (exact coordinate minimisation) for any penalty. It slows down when the
+    model is badly conditioned (raw madelon columns are all close to 480 times the constant vector),
+    so for L1 a few CD passes only guess the sign pattern, and feature-sign search finishes.
     """
     k = g.shape[0]
     v = w0.copy()
@@ -489,13 +485,8 @@ def _solve_model(penalty, lam, hessian, g, w0, cd_tol):
         epochs = int(min(_CD_MAX_EPOCHS, max(50, _CD_WORK / (k * k))))
         penalized_quadratic_cd(penalty.code, lam, hessian, g, w0, v, epochs, cd_tol)
         return v
-    rounds = int(min(_MAX_ROUNDS, max(5, _CD_WORK / (_CD_ROUND_EPOCHS * k * k))))
-    for _ in range(rounds):
-        penalized_quadratic_cd(penalty.code, lam, hessian, g, w0, v, _CD_ROUND_EPOCHS, cd_tol)
-        v, optimal = _polish_l1(hessian, g, w0, v, lam)
-        if optimal:
-            break
-    return v
+    penalized_quadratic_cd(penalty.code, lam, hessian, g, w0, v, _CD_GUESS_EPOCHS, cd_tol)
+    return _feature_sign(penalty.code, hessian, g, w0, v, lam, cd_tol)
 
 
 def _model_value(hessian, g, w0, v, lam):
@@ -504,43 +495,54 @@ def _model_value(hessian, g, w0, v, lam):
     return float(g @ shift + 0.5 * shift @ (hessian @ shift) + lam * np.abs(v).sum())
 
 
-def _polish_l1(hessian, g, w0, v, lam):
-    """One feature-sign step from ``v``: ``(v_new, optimal)``.
+def _feature_sign(code, hessian, g, w0, v, lam, cd_tol):
+    """Feature-sign search (Lee, Battle, Raina, Ng 2007) on the L1 model, from ``v``.
 
-    On the support S of v with signs s the model's optimality conditions are the linear system
-    ``H_SS (v_S - w0_S) = -g_S - lam s_S + H_{S,T} w0_T`` (T = the rest, where v = 0). Its solution
-    is taken if it keeps the signs s (``optimal`` when also ``|g_T + (H (v - w0))_T| <= lam`` on T).
-    Otherwise the solution with its sign-changing coordinates set to 0 is taken if it lowers the
-    model, else v moves towards the solution up to the first coordinate that reaches 0.
+    With the active set A (support of v, plus the worst violator of ``|grad_j| <= lam`` once v is
+    optimal on its support) and signs s, the model restricted to that orthant is a quadratic whose
+    minimiser solves ``H_AA (x_A - w0_A) = -g_A - lam s_A + H_{A,T} w0_T`` (x = 0 off A). The step
+    goes to the best of that minimiser and the points where a coordinate of the segment towards it
+    changes sign (that coordinate set to 0). q decreases strictly, so no sign pattern repeats and
+    the search ends, at the exact minimiser, in finitely many steps (within rounding). CD passes
+    are the fallback when rounding stops the decrease.
     """
-    support = np.flatnonzero(v)
-    if support.size == 0:
-        return v, False
-    rest = np.flatnonzero(v == 0.0)
-    signs = np.sign(v[support])
-    rhs = -g[support] - lam * signs + hessian[np.ix_(support, rest)] @ w0[rest]
-    target = w0[support] + _solve_psd(hessian[np.ix_(support, support)], rhs)
-    if not np.all(np.isfinite(target)):
-        return v, False
-    crossed = np.sign(target) != signs
-    polished = np.zeros_like(v)
-    if np.any(crossed):
-        # first try the projected step: the solution with every sign-changing coordinate set to 0
-        polished[support] = np.where(crossed, 0.0, target)
-        if _model_value(hessian, g, w0, polished, lam) < _model_value(hessian, g, w0, v, lam):
-            return polished, False
-        # else follow the segment, on which the model decreases, up to the first sign change
-        polished[:] = 0.0
-        current = v[support]
-        fractions = current[crossed] / (current[crossed] - target[crossed])
-        alpha = float(np.min(fractions))
-        moved = current + alpha * (target - current)
-        moved[np.flatnonzero(crossed)[fractions <= alpha]] = 0.0
-        moved[np.sign(moved) != signs] = 0.0
-        polished[support] = moved
-        return polished, False
-    polished[support] = target
-    if rest.size:
-        model_grad = g[rest] + hessian[rest] @ (polished - w0)
-        return polished, bool(np.all(np.abs(model_grad) <= lam * (1.0 + 1e-10)))
-    return polished, True
+    k = g.shape[0]
+    value = _model_value(hessian, g, w0, v, lam)
+    exact = False  # v minimises q on the orthant face of its sign pattern
+    for _ in range(_FS_STEPS_PER_COORDINATE * k + 10):
+        grad = g + hessian @ (v - w0)
+        signs = np.sign(v)
+        if exact:
+            off = np.flatnonzero(v == 0.0)
+            violation = np.abs(grad[off]) - lam
+            if off.size == 0 or violation.max() <= 1e-12 * lam:
+                return v
+            j = off[np.argmax(violation)]
+            signs[j] = -np.sign(grad[j])
+        active = np.flatnonzero(signs)
+        rest = np.flatnonzero(signs == 0.0)
+        rhs = -g[active] - lam * signs[active] + hessian[np.ix_(active, rest)] @ w0[rest]
+        target = np.zeros_like(v)
+        target[active] = w0[active] + _solve_psd(hessian[np.ix_(active, active)], rhs)
+        best, best_value, full = None, value, False
+        if np.all(np.isfinite(target)):
+            direction = target - v
+            crossing = np.flatnonzero((v != 0.0) & (np.sign(target) != np.sign(v)))
+            steps = v[crossing] / (v[crossing] - target[crossing])
+            for t, j in [(1.0, -1)] + list(zip(steps.tolist(), crossing.tolist())):
+                candidate = v + t * direction
+                if j >= 0:
+                    candidate[j] = 0.0
+                candidate_value = _model_value(hessian, g, w0, candidate, lam)
+                if candidate_value < best_value:
+                    best, best_value, full = candidate, candidate_value, j < 0
+        if best is None:  # rounding: let CD try, stop if it cannot improve either
+            penalized_quadratic_cd(code, lam, hessian, g, w0, v, _CD_GUESS_EPOCHS, cd_tol)
+            new_value = _model_value(hessian, g, w0, v, lam)
+            if not new_value < value:
+                return v
+            value, exact = new_value, False
+            continue
+        exact = full and bool(np.all(np.sign(best[active]) == signs[active]))
+        v, value = best, best_value
+    return v
