@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Run the smoke workflow on a real single-node SLURM cluster on localhost and check that it gives
+# the same numbers as a local run (seeds come from each run's identity, so the executor cannot
+# change them).
+#
+#   .ci/slurm_smoke.sh LOCAL_RUN_DIR [WORK_DIR]
+#
+# LOCAL_RUN_DIR is the --directory of a finished local smoke run. Needs root (apt-get, daemons).
+# Installs slurm-wlm and munge if missing, starts munged, slurmctld and slurmd with a private
+# config under WORK_DIR (default: a new temporary directory), runs the smoke config with
+# --executor slurm there, compares, and stops the daemons it started by their PID files, also on
+# failure. Uses the snakemake on PATH (the job scripts re-run snakemake inside the allocation, so
+# the virtual environment must be on PATH when submitting).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+LOCAL_RUN="$(cd "$1" && pwd)"
+WORK="${2:-$(mktemp -d /tmp/privcd-slurm.XXXXXX)}"
+MIRROR="${PRIVCD_DATA_MIRROR:-$ROOT/../shared/datasets}"
+mkdir -p "$WORK"
+WORK="$(cd "$WORK" && pwd)"
+
+if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
+fi
+
+STATE="$WORK/slurm"
+mkdir -p "$STATE/ctld" "$STATE/d" "$STATE/log"
+export SLURM_CONF="$STATE/slurm.conf"
+cat >"$SLURM_CONF" <<CONF
+ClusterName=privcd-ci
+SlurmctldHost=localhost
+AuthType=auth/munge
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$STATE/ctld
+SlurmdSpoolDir=$STATE/d
+SlurmctldPidFile=$STATE/slurmctld.pid
+SlurmdPidFile=$STATE/slurmd.pid
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SwitchType=switch/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+ReturnToService=2
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SlurmctldLogFile=$STATE/log/slurmctld.log
+SlurmdLogFile=$STATE/log/slurmd.log
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$(( $(free -m | awk '/^Mem:/ {print $2}') * 9 / 10 )) State=UNKNOWN
+PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+CONF
+
+PIDFILES=()
+stop_daemons() {
+    local status=$?
+    for pidfile in "${PIDFILES[@]}"; do
+        if [[ -s "$pidfile" ]]; then
+            kill "$(cat "$pidfile")" 2>/dev/null || true
+        fi
+    done
+    if [[ $status -ne 0 ]]; then
+        echo "slurm smoke run failed (exit $status); daemon logs:" >&2
+        tail -n 20 "$STATE"/log/*.log >&2 || true
+    fi
+    exit $status
+}
+trap stop_daemons EXIT
+
+MUNGE_PID=/run/munge/munged.pid
+if ! { [[ -s $MUNGE_PID ]] && kill -0 "$(cat $MUNGE_PID)" 2>/dev/null; }; then
+    mkdir -p /run/munge /var/log/munge /var/lib/munge
+    chown munge:munge /run/munge /var/log/munge /var/lib/munge
+    runuser -u munge -- /usr/sbin/munged
+    PIDFILES+=("$MUNGE_PID")
+fi
+/usr/sbin/slurmctld -f "$SLURM_CONF"
+PIDFILES+=("$STATE/slurmctld.pid")
+/usr/sbin/slurmd -f "$SLURM_CONF" -N localhost
+PIDFILES+=("$STATE/slurmd.pid")
+
+for _ in $(seq 60); do
+    if sinfo -h -N -o "%t" 2>/dev/null | grep -qE "^(idle|mix|alloc)"; then break; fi
+    sleep 1
+done
+sinfo -N
+
+start=$(date +%s)
+snakemake --executor slurm --workflow-profile "$ROOT/workflow/profiles/slurm" \
+    --snakefile "$ROOT/Snakefile" --directory "$WORK/run" \
+    --configfile "$ROOT/config/smoke.yaml" --replace-workflow-config \
+    --config data_mirror="$MIRROR" --jobs 4
+echo "slurm smoke run: $(( $(date +%s) - start )) s"
+
+python "$ROOT/.ci/compare_runs.py" "$LOCAL_RUN" "$WORK/run"

@@ -1,0 +1,23 @@
+# privcd: regenerate the papers' figures and tables (see config/README.md and the README).
+#   snakemake --cores 2                                         full reproduction (config/config.yaml)
+#   snakemake --cores 2 --configfile config/smoke.yaml --replace-workflow-config   smoke run
+from snakemake.utils import min_version
+
+min_version("8.20")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/optimum.smk"
+include: "workflow/rules/tune.smk"
+include: "workflow/rules/final.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

@@ -1,0 +1,74 @@
+# Config validation (first), the experiment plan and the path helpers the rules share.
+# The plan's logic lives in privcd.tuning.Experiment, where it is unit-tested.
+import os
+from pathlib import Path
+
+from snakemake.utils import validate
+
+from privcd.tuning import Experiment
+
+
+validate(config, "../schemas/config.schema.yaml")
+
+# One numba cache for every job of every run of this checkout: compile once, not once per job.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(workflow.basedir) / ".numba_cache"))
+
+EXPERIMENT = Experiment(config)
+
+
+wildcard_constraints:
+    paper="[a-z0-9][a-z0-9_.-]*",
+    problem="[a-z0-9][a-z0-9_.-]*",
+    algorithm="[a-z0-9][a-z0-9_.-]*",
+    dataset="[a-z0-9][a-z0-9_.-]*",
+    preprocessing="[a-z0-9-]+",
+    chunk="[0-9]+",
+    x="passes|seconds",
+
+
+def data_file(wildcards, suffix="npz"):
+    problem = EXPERIMENT.problem(wildcards.paper, wildcards.problem)
+    return f"results/data/{problem.dataset}/{problem.preprocessing}.{suffix}"
+
+
+def study(wildcards):
+    return EXPERIMENT.study(wildcards.paper, wildcards.problem, wildcards.algorithm)
+
+
+def chunk_files(s):
+    """The tuning chunks of study ``s``."""
+    base = f"results/tune/{s.problem.paper}/{s.problem.name}/{s.name}"
+    return [f"{base}/chunk_{index:04d}.parquet" for index in range(s.n_chunks)]
+
+
+def tune_chunks(wildcards):
+    return chunk_files(study(wildcards))
+
+
+def paper_files(stage, suffix):
+    """Input function: one file per study of the paper, results/<stage>/<paper>/<problem>/<algorithm><suffix>."""
+
+    def files(wildcards):
+        return [
+            f"results/{stage}/{s.problem.paper}/{s.problem.name}/{s.name}{suffix}"
+            for s in EXPERIMENT.studies_of(wildcards.paper)
+        ]
+
+    return files
+
+
+def paper_tune_chunks(wildcards):
+    return [path for s in EXPERIMENT.studies_of(wildcards.paper) for path in chunk_files(s)]
+
+
+def paper_optima(wildcards):
+    keys = dict.fromkeys((s.problem.paper, s.problem.name) for s in EXPERIMENT.studies_of(wildcards.paper))
+    return [f"results/optimum/{paper}/{problem}.json" for paper, problem in keys]
+
+
+def all_targets():
+    targets = ["results/data/notes.md"]
+    for paper in EXPERIMENT.papers:
+        targets += expand("figures/{paper}/convergence_{x}.{ext}", paper=paper, x=["passes", "seconds"], ext=["pdf", "png"])
+        targets += expand("results/tables/{paper}/{table}_errors.{ext}", paper=paper, table=["final", "tuning"], ext=["md", "tex"])
+    return targets

@@ -1,0 +1,21 @@
+"""Rule final: the selected configuration(s) run ``runs.final`` times, objective at every checkpoint."""
+import json
+import logging
+from pathlib import Path
+
+from privcd.privacy.reuse import CalibrationStore
+from privcd.results import write_parquet
+from privcd.results.datafiles import load_problem
+from privcd.tuning import run_chunk
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+study = snakemake.params.study
+selection = json.loads(Path(snakemake.input.selection).read_text())
+configurations = [entry["configuration_params"] for entry in selection]
+problem = load_problem(snakemake.input.data, study.problem)
+frame = run_chunk(problem, study.algorithm, configurations, base_seed=snakemake.params.base_seed,
+                  repetitions=study.final_runs, stage="final", paper=study.problem.paper,
+                  problem_name=study.problem.name, label=study.name,
+                  calibrations=CalibrationStore.from_json(Path(snakemake.input.calibration).read_text()),
+                  progress=logging.info)
+write_parquet(frame, snakemake.output[0])
