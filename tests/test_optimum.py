@@ -337,3 +337,28 @@ def test_working_set_model_is_solved_exactly_when_badly_conditioned():
     assert 0 < active.sum() < 40
     np.testing.assert_allclose(model_grad[active], -lam * np.sign(v[active]), rtol=0, atol=1e-9 * lam)
     assert np.all(np.abs(model_grad[~active]) <= lam * (1 + 1e-9))
+
+
+def test_unpenalised_gap_stays_a_bound_without_minimiser():
+    """Quasi-separable data: record 0 has a feature of its own, so F keeps decreasing along w_1."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=200), np.eye(200)[0]])
+    y = np.where(rng.random(200) < 0.5, 1.0, -1.0)
+    y[0] = 1.0
+    problem = privcd.Problem(X, y, "logistic")
+    for w0 in (-0.5, -0.23, 0.0, 0.1, 0.3):
+        far = problem.objective(np.array([w0, 40.0]))
+        for w1 in (2.0, 4.0, 8.0, 16.0):
+            w = np.array([w0, w1])
+            assert duality_gap(problem, w) >= problem.objective(w) - far
+
+
+def test_coordinate_descent_model_path():
+    """Penalties other than L1 solve the working-set model by CD alone: the ridge model in closed form."""
+    rng = np.random.default_rng(6)
+    A = rng.normal(size=(50, 8))
+    hessian = np.ascontiguousarray(A.T @ A / 50)
+    g, w0, lam = rng.normal(size=8), rng.normal(size=8), 0.3
+    v = optimum._solve_model(PENALTIES["l2"], lam, hessian, g, w0, 1e-14)
+    exact = np.linalg.solve(hessian + lam * np.eye(8), hessian @ w0 - g)
+    np.testing.assert_allclose(v, exact, rtol=1e-9, atol=1e-12)

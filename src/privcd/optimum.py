@@ -40,7 +40,7 @@ from privcd.kernels.cd_solver import (loss_derivatives_and_curvatures, loss_seco
                                       mean_loss_along, mean_loss_conjugate, model_decrease,
                                       penalized_quadratic_cd, prox_gradient_scores,
                                       restore_dual_feasibility)
-from privcd.kernels.evaluate import data_fit_value, penalty_sum
+from privcd.kernels.evaluate import data_fit_value, loss_derivatives, penalty_sum
 from privcd.penalties import MODULES_BY_NAME
 from privcd.validation import check_number, check_positive_int
 
@@ -128,7 +128,9 @@ def solve_nonprivate(problem, *, tol=DEFAULT_TOL, max_iter=200):
         If ``gap <= tol |F|`` is not reached within ``max_iter`` steps, or progress stalls at
         rounding level first; the message gives the best relative gap reached.
     NoMinimizerError
-        Logistic loss without penalty on (quasi-)separable data: F has no minimiser.
+        Logistic loss without penalty on (quasi-)separable data: F has no minimiser. Detected when
+        an iterate separates the data, or by a linear programme when Newton fails to certify or
+        some record's dual weight has all but vanished.
     NotImplementedError
         A loss or smooth penalty the solver has no second derivative for.
     """
@@ -138,10 +140,16 @@ def solve_nonprivate(problem, *, tol=DEFAULT_TOL, max_iter=200):
     # one BLAS thread: the factorisations here are small, and on a shared 2-core machine threaded
     # OpenBLAS makes them 5-15x slower (measured); one thread also fixes the summation order
     with threadpool_limits(limits=1):
-        if problem.penalty.name is None and problem.loss.name == "logistic":
-            _check_minimizer_exists(problem)
         solver = _NewtonSolver(problem) if problem.penalty.smooth else _ProxNewtonSolver(problem)
-        return solver.run(tol, max_iter)
+        try:
+            result = solver.run(tol, max_iter)
+        except OptimumNotCertifiedError:
+            if _may_lack_minimizer(problem):
+                _check_minimizer_exists(problem)  # raises NoMinimizerError if that is the reason
+            raise
+        if _may_lack_minimizer(problem) and _looks_divergent(problem, result, tol):
+            _check_minimizer_exists(problem)
+        return result
 
 
 def duality_gap(problem, w):
@@ -163,29 +171,48 @@ def _check_supported(problem):
         raise NotImplementedError(f"solve_nonprivate has no Hessian for smooth penalty {problem.penalty.name!r}")
 
 
+def _may_lack_minimizer(problem):
+    """Unpenalised logistic regression: F has no minimiser when the data are (quasi-)separable."""
+    return problem.penalty.name is None and problem.loss.name == "logistic"
+
+
+def _looks_divergent(problem, result, tol):
+    """Whether some record is fitted so well that it may be separated by a direction along which F
+    keeps decreasing: on quasi-separable data the gap to ``inf F`` closes while ``||w||`` grows,
+    and those records' weights ``alpha_i = -y_i l'(z_i)`` shrink to about ``n tol F`` or below."""
+    alpha = -problem.y * loss_derivatives(problem.loss.code, problem.linear_predictor(result.w_star), problem.y)
+    return float(alpha.min()) < max(1e-6, 10.0 * problem.n_samples * tol * abs(result.f_star))
+
+
 def _check_minimizer_exists(problem):
     """Raise :class:`NoMinimizerError` if some direction d separates the data (y_i <x_i, d> >= 0, not all 0).
 
-    Then ``F(t d) -> inf F`` as ``t -> inf`` and the infimum is not attained. Linear programme:
-    maximise ``sum_i y_i <x_i, d>`` subject to ``y_i <x_i, d> >= 0`` and ``|d_j| <= 1``; its value is 0
-    exactly when no such direction exists.
+    Then ``F(t d)`` decreases to ``inf F`` as ``t -> inf`` and the infimum is not attained. Linear
+    programme: maximise ``sum_i y_i <x_i, d>`` subject to ``y_i <x_i, d> >= 0`` and ``|d_j| <= 1``; its
+    value is 0 exactly when no such direction exists (Stiemke's alternative: then some alpha > 0 has
+    ``sum_i alpha_i y_i x_i = 0``, which the optimum's ``alpha_i = sigmoid(-y_i z_i)`` provides).
+    Degenerate and slow on big problems (16 s on madelon), so only run once Newton has failed.
     """
     X, y = problem.X, problem.y
     A = sp.csr_matrix(X).multiply(y[:, None]).tocsr() if problem.is_sparse else X * y[:, None]
     c = -np.asarray(A.sum(axis=0), dtype=np.float64).ravel()
     result = linprog(c, A_ub=-A, b_ub=np.zeros(problem.n_samples), bounds=(-1.0, 1.0), method="highs")
     if result.status != 0:
-        return  # let the solver and its certificate decide
+        return  # undecided: the caller's certificate error stands
     margins = np.asarray(A @ result.x, dtype=np.float64).ravel()
     # |margin_i| <= ||x_i||_1 when |d_j| <= 1; HiGHS meets constraints to about 1e-7
     row_scale = float(np.max(abs(A).sum(axis=1)))
     if margins.max() > 1e-6 * row_scale and margins.min() >= -1e-7 * row_scale:
-        positive = int(np.sum(margins > 1e-7 * row_scale))
-        raise NoMinimizerError(
-            f"logistic loss without penalty has no minimiser on these data: a direction d has "
-            f"y_i <x_i, d> >= 0 for every record and > 0 for {positive} of {problem.n_samples} "
-            f"(the data are {'linearly separable' if positive == problem.n_samples else 'quasi-separable'}), "
-            "so F(t d) decreases towards its infimum as t grows; use penalty='l2' or 'l1' with lam > 0")
+        raise NoMinimizerError(_separation_message(problem, margins > 1e-7 * row_scale))
+
+
+def _separation_message(problem, separated):
+    count = int(np.sum(separated))
+    kind = "linearly separable" if count == problem.n_samples else "quasi-separable"
+    return (f"logistic loss without penalty has no minimiser on these data: a direction d has "
+            f"y_i <x_i, d> >= 0 for every record and > 0 for {count} of {problem.n_samples} (the data "
+            f"are {kind}), so F(t d) decreases towards its infimum as t grows; use penalty='l2' or "
+            "'l1' with lam > 0")
 
 
 # -- shared state: z, u, h, gradient, objective and certificate at the current w -----------------
@@ -222,9 +249,11 @@ class _State:
         name = problem.penalty.name
         if name is None:
             theta = self._project_null_xt(self.u)
-            restore_dual_feasibility(self.loss_code, theta, self.u, problem.y)
-            # X^T theta = 0 up to rounding and the entries restore_dual_feasibility reset: charge the
-            # first-order effect of the residual, |<X^T theta, w>| / n, to the gap
+            moved = restore_dual_feasibility(self.loss_code, theta, self.u, problem.y)
+            if moved > 1e-10 * np.max(np.abs(self.u), initial=0.0):
+                return np.inf  # not a rounding artefact: theta is not a dual point with X^T theta = 0
+            # X^T theta = 0 only up to rounding: charge |<X^T theta, w>| / n, the first-order
+            # effect of that residual, to the gap
             residual = abs(float(np.asarray(self.X.T @ theta).ravel() @ self.w)) / self.n
             dual = -mean_loss_conjugate(self.loss_code, theta, 1.0, problem.y) - residual
         else:
@@ -282,6 +311,7 @@ class _Solver:
         self.problem = problem
         self.state = _State(problem)
         self.rounding_steps = 0
+        self.watch_separation = _may_lack_minimizer(problem)
 
     def run(self, tol, max_iter):
         problem, state = self.problem, self.state
@@ -290,6 +320,10 @@ class _Solver:
         stalled = None
         for iteration in range(max_iter + 1):
             state.evaluate(w)
+            if self.watch_separation:
+                margins = problem.y * state.z
+                if margins.min() >= 0.0 and margins.max() > 0.0:  # w itself separates the data
+                    raise NoMinimizerError(_separation_message(problem, margins > 0.0))
             gap = state.gap()
             best = min(best, gap / abs(state.F) if state.F != 0.0 else (0.0 if gap == 0.0 else np.inf))
             if gap <= tol * abs(state.F):

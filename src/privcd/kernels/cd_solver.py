@@ -145,14 +145,24 @@ def model_decrease(code, lam, g, w0, v):
 
 @njit(cache=True)
 def restore_dual_feasibility(code, theta, u, y):
-    """Where ``l*(theta_i, y_i)`` is infinite, reset ``theta_i = u_i`` (in place); returns how many.
+    """Move each ``theta_i`` with ``l*(theta_i, y_i) = inf`` to the nearest point of the conjugate's domain
+    on the segment towards ``u_i`` (in place); returns the largest move.
 
-    ``u_i = l'(z_i, y_i)`` always lies in the conjugate's domain; a projected dual point can leave
-    it by rounding (logistic records predicted with certainty have ``u_i`` within 1e-16 of 0).
+    ``u_i = l'(z_i, y_i)`` always lies in that domain (an interval), so 60 bisection steps find its
+    boundary. A projected dual point leaves the domain by rounding (logistic records predicted with
+    certainty have ``u_i`` within 1e-16 of 0), and then the moves are that small.
     """
-    count = 0
+    largest = 0.0
     for i in range(theta.shape[0]):
-        if math.isinf(loss_conjugate(code, theta[i], y[i])):
-            theta[i] = u[i]
-            count += 1
-    return count
+        if not math.isinf(loss_conjugate(code, theta[i], y[i])):
+            continue
+        inside, outside = u[i], theta[i]
+        for _ in range(60):
+            middle = 0.5 * (inside + outside)
+            if math.isinf(loss_conjugate(code, middle, y[i])):
+                outside = middle
+            else:
+                inside = middle
+        largest = max(largest, abs(inside - theta[i]))
+        theta[i] = inside
+    return largest
