@@ -362,3 +362,13 @@ def test_coordinate_descent_model_path():
     v = optimum._solve_model(PENALTIES["l2"], lam, hessian, g, w0, 1e-14)
     exact = np.linalg.solve(hessian + lam * np.eye(8), hessian @ w0 - g)
     np.testing.assert_allclose(v, exact, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+def test_zero_lam_is_the_unpenalised_problem(loss):
+    unpenalised = solve_nonprivate(make_problem(loss, None, 0.0, n=400, p=8, density=1.0))
+    for penalty in ("l1", "l2"):
+        problem = make_problem(loss, penalty, 0.0, n=400, p=8, density=1.0)
+        result = solve_nonprivate(problem)
+        assert result.gap <= TOL * result.f_star
+        assert abs(result.f_star - unpenalised.f_star) <= result.gap + unpenalised.gap

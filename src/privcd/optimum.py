@@ -1,4 +1,4 @@
-"""The certified non-private optimum ``F* = min_w F(w)`` every relative error of privcd is measured against.
+"""The certified non-private optimum ``F* = inf_w F(w)`` every relative error of privcd is measured against.
 
 ``solve_nonprivate(problem)`` returns ``w_star`` with ``F(w_star) - F* <= gap <= tol |F(w_star)|``,
 where ``gap`` is a Fenchel duality gap (celer/skglm style). With ``u_i = l'(<w, x_i>, y_i)`` and
@@ -7,14 +7,16 @@ makes ``psi*(s v)`` finite) has the dual value
 
     D = -(1/n) sum_i l*(s u_i, y_i) - psi*(s v),
 
-and weak duality gives ``D <= F*``, so ``gap = F(w) - D`` bounds the suboptimality. For the L2
-penalty this gap equals ``||grad F(w)||^2 / (2 lam)``, the strong-convexity bound. Without a penalty
-``psi*`` is the indicator of ``{0}``; the dual point is then ``u`` projected on the null space of
-``X^T`` (for least squares at the optimum the residual already is; this is the normal-equations
-certificate).
+and weak duality gives ``D <= F*``, so ``gap = F(w) - D`` (plus 16 ulps of rounding allowance)
+bounds the suboptimality. For the L2 penalty this gap equals ``||grad F(w)||^2 / (2 lam)``, the
+strong-convexity bound. Without a penalty ``psi*`` is the indicator of ``{0}``; the dual point is
+then ``u`` projected on the null space of ``X^T`` (least squares: the normal-equations
+certificate). Unpenalised problems can lack a usable optimum: logistic regression on
+(quasi-)separable data has no minimiser (:class:`NoMinimizerError`), least squares with
+rank X = n has ``F* = 0`` (:class:`ZeroOptimumError`).
 
-Methods (all deterministic; products with X by numpy/scipy, everything per-record or per-coordinate
-in the numba kernels of :mod:`privcd.kernels.cd_solver`):
+Methods (all deterministic; products with X by numpy/scipy with one BLAS thread, everything
+per-record or per-coordinate in the numba kernels of :mod:`privcd.kernels.cd_solver`):
 
 * smooth penalty (``"l2"``, ``None``): damped Newton with Armijo backtracking. The Newton system is
   solved in the smaller of the two spaces: ``p x p`` Cholesky when ``p <= n``, the ``n x n``
@@ -26,6 +28,10 @@ in the numba kernels of :mod:`privcd.kernels.cd_solver`):
   minimises the quadratic model of f plus psi on them by coordinate descent on the k x k Hessian
   (for L1, a few CD passes then feature-sign search, which solves the model exactly whatever its
   conditioning), and backtracks on F.
+
+Once the predicted decrease of a step drops below the rounding noise of F, F cannot judge steps
+any more: full steps are then taken and the gap alone decides (a few such steps without
+certification are a stall, reported as :class:`OptimumNotCertifiedError`).
 """
 from dataclasses import dataclass
 
@@ -42,6 +48,7 @@ from privcd.kernels.cd_solver import (loss_derivatives_and_curvatures, loss_seco
                                       restore_dual_feasibility)
 from privcd.kernels.evaluate import data_fit_value, loss_derivatives, penalty_sum
 from privcd.penalties import MODULES_BY_NAME
+from privcd.problem import Problem
 from privcd.validation import check_number, check_positive_int
 
 DEFAULT_TOL = 1e-9
@@ -137,6 +144,7 @@ def solve_nonprivate(problem, *, tol=DEFAULT_TOL, max_iter=200):
     tol = check_number("tol", tol, low=0.0, high=1.0)
     max_iter = check_positive_int("max_iter", max_iter)
     _check_supported(problem)
+    problem = _without_void_penalty(problem)
     # one BLAS thread: the factorisations here are small, and on a shared 2-core machine threaded
     # OpenBLAS makes them 5-15x slower (measured); one thread also fixes the summation order
     with threadpool_limits(limits=1):
@@ -155,13 +163,23 @@ def solve_nonprivate(problem, *, tol=DEFAULT_TOL, max_iter=200):
 def duality_gap(problem, w):
     """The certificate of any ``w``: a number ``>= F(w) - F*`` (``inf`` if the dual point is infeasible)."""
     w = np.asarray(w, dtype=np.float64)
+    if w.shape != (problem.n_features,):
+        raise ValueError(f"w has shape {w.shape}; expected ({problem.n_features},)")
     _check_supported(problem)
+    problem = _without_void_penalty(problem)
     state = _State(problem)
-    state.evaluate(problem._check_w(w))
-    return state.gap()
+    state.evaluate(w)
+    return float(state.gap())
 
 
 # -- checks --------------------------------------------------------------------------------------
+
+def _without_void_penalty(problem):
+    """``lam = 0`` makes any penalty 0; its dual (a box or ball of radius 0) is the unpenalised one."""
+    if problem.penalty.name is None or problem.lam > 0.0:
+        return problem
+    return Problem(problem.X, problem.y, problem.loss.name, None, 0.0)
+
 
 def _check_supported(problem):
     if np.isnan(loss_second_derivative(problem.loss.code, 0.0, 1.0)):
@@ -328,7 +346,7 @@ class _Solver:
             best = min(best, gap / abs(state.F) if state.F != 0.0 else (0.0 if gap == 0.0 else np.inf))
             if gap <= tol * abs(state.F):
                 f_star = problem.objective(w)  # the shared evaluator; the gap is relative to state.F
-                return NonPrivateOptimum(w, f_star, gap + max(f_star - state.F, 0.0), iteration, self.method)
+                return NonPrivateOptimum(w, f_star, float(gap + max(f_star - state.F, 0.0)), iteration, self.method)
             if iteration == max_iter:
                 break
             w_next = self.step(w)
