@@ -1,4 +1,4 @@
-"""DP-CD: differentially private proximal coordinate descent (dp-cd Algorithm 1).
+"""DP-CD: differentially private proximal coordinate descent (dp-cd Algorithm 1), and DP-CD-P.
 
 Step sizes ``gamma_j = step / M_j`` (dp-cd Section 6), clipping thresholds
 ``C_j = sqrt(M_j / tr(M)) * clip`` (Section 5.1). Each of the ``T K`` iterations releases one
@@ -9,6 +9,16 @@ releases (Theorem 3.1 and Appendix B, tighter numerical RDP as in Remark 3.2; ``
 that ``T K`` Gaussians of multiplier z are exactly one Gaussian of multiplier ``z / sqrt(TK)``).
 One pass is p iterations.
 
+DP-CD-P (``smoothness="private"``, Section 5.2, Appendix F, Section 6.1): a share epsilon' =
+``smoothness_budget * epsilon`` estimates the M_j with the Laplace mechanism of eq. (126)
+(:mod:`privcd.algorithms.private_smoothness`), which then set the step sizes and clipping
+thresholds; z is calibrated for the rest, ``epsilon - epsilon'`` with the same delta. By basic
+composition the run is ``(epsilon' + epsilon_opt, delta)``-DP, ``epsilon_opt <= epsilon - epsilon'``
+being the optimisation's achieved epsilon: ``Run.epsilon`` is that sum, and ``Run.info`` holds
+``smoothness_epsilon`` (epsilon'), ``optimisation_epsilon`` (epsilon_opt), ``M_private`` and the
+Laplace scales. The Laplace noise depends on the run's seed, so :func:`run` draws it and returns
+the estimates (and the thresholds and noise scales derived from them) as run-time facts.
+
 Options
 -------
 inner_iterations : int or None
@@ -18,7 +28,12 @@ accountant : {"rdp", "exact", "pld"}
     ``"rdp"`` (default, the paper's choice), ``"exact"`` or ``"pld"``.
 checkpoints : int or None
     Number of evenly spaced checkpoints in the history (default: one per pass).
+smoothness : {"public", "private"}
+    ``"public"`` (default) uses :attr:`Problem.M`; ``"private"`` is DP-CD-P.
+smoothness_budget : float in (0, 1)
+    The share of epsilon spent on the private M_j (default 0.1, the paper's); DP-CD-P only.
 """
+import dataclasses
 import math
 
 import numpy as np
@@ -28,12 +43,15 @@ from privcd.algorithms.base import (
     Plan, checkpoint_schedule, coordinate_step_sizes, coordinate_thresholds,
     default_checkpoint_count, iterations_for,
 )
+from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
 from privcd.kernels.dp_cd import dp_cd
 from privcd.kernels.layout import column_arrays
-from privcd.validation import check_positive_int
+from privcd.validation import check_choice, check_number, check_positive_int
 
 NAME = "dp-cd"
-OPTIONS = {"inner_iterations": None, "accountant": "rdp", "checkpoints": None}
+OPTIONS = {"inner_iterations": None, "accountant": "rdp", "checkpoints": None, "smoothness": "public",
+           "smoothness_budget": 0.1}
+SMOOTHNESS = ("public", "private")
 
 
 def iterations_per_pass(problem, options):
@@ -41,37 +59,89 @@ def iterations_per_pass(problem, options):
     return float(problem.n_features)
 
 
+def iteration_count(passes, per_pass, inner_iterations):
+    """``(T, K)``: iterations for ``passes`` rounded up to a multiple of K, and K (0: no averaging)."""
+    n_iterations = iterations_for(passes, per_pass)
+    if inner_iterations is None:
+        return n_iterations, 0
+    inner = check_positive_int("inner_iterations", inner_iterations)
+    return math.ceil(n_iterations / inner) * inner, inner
+
+
+def calibrate_releases(n_iterations, *, epsilon, delta, accountant):
+    """Noise multiplier z of ``n_iterations`` composed Gaussian releases for (epsilon, delta)."""
+    return privacy.calibrate(lambda z: privacy.gaussian_composition_event(z, n_iterations),
+                             epsilon=epsilon, delta=delta, accountant=accountant)
+
+
+def coordinate_parameters(M, step, clip, noise_multiplier, n_samples):
+    """``(gamma_j, C_j, sigma_j)`` from the smoothness constants: step sizes, clipping thresholds and
+    the noise standard deviations ``sigma_j = z 2 C_j / n`` (zero when ``z = 0``: no privacy)."""
+    thresholds = coordinate_thresholds(M, clip)
+    noise_std = np.zeros_like(M)
+    if noise_multiplier > 0:
+        noise_std = noise_multiplier * 2.0 * thresholds / n_samples
+    return coordinate_step_sizes(M, step), thresholds, noise_std
+
+
 def plan(problem, settings, options):
     """Calibrate sigma_j and build the kernel arguments; see the module docstring."""
     per_pass = iterations_per_pass(problem, options)
-    n_iterations = iterations_for(settings.passes, per_pass)
-    inner = options["inner_iterations"]
-    if inner is not None:
-        inner = check_positive_int("inner_iterations", inner)
-        n_iterations = math.ceil(n_iterations / inner) * inner
-    M = problem.M
-    thresholds = coordinate_thresholds(M, settings.clip)
-    calibration = privacy.calibrate(
-        lambda z: privacy.gaussian_composition_event(z, n_iterations),
-        epsilon=settings.epsilon, delta=settings.delta, accountant=options["accountant"])
-    noise_std = np.zeros_like(M)
-    if settings.private:
-        noise_std = calibration.noise_multiplier * 2.0 * thresholds / problem.n_samples
+    n_iterations, inner = iteration_count(settings.passes, per_pass, options["inner_iterations"])
+    smoothness = check_choice("smoothness", options["smoothness"], SMOOTHNESS)
+    share = check_number("smoothness_budget", options["smoothness_budget"], low=0.0, high=1.0)
+    epsilon = settings.epsilon
+    if smoothness == "private":
+        smoothness_epsilon, epsilon = split_budget(settings.epsilon, share)
+    calibration = calibrate_releases(n_iterations, epsilon=epsilon, delta=settings.delta,
+                                     accountant=options["accountant"])
     count = options["checkpoints"] or default_checkpoint_count(settings.passes, n_iterations)
+    if smoothness == "public":
+        step_sizes, thresholds, noise_std = coordinate_parameters(
+            problem.M, settings.step, settings.clip, calibration.noise_multiplier, problem.n_samples)
+        kernel = dict(step_sizes=step_sizes, thresholds=thresholds, noise_std=noise_std, inner=inner)
+        info = {"thresholds": thresholds, "noise_std": noise_std}
+    else:
+        mechanism = smoothness_mechanism(problem, smoothness_epsilon)
+        kernel = dict(smoothness=mechanism, step=settings.step, clip=settings.clip,
+                      noise_multiplier=calibration.noise_multiplier, inner=inner)
+        info = {"smoothness_epsilon": smoothness_epsilon, "optimisation_epsilon": calibration.epsilon,
+                "smoothness_bounds": mechanism.bounds, "laplace_scale": mechanism.scale}
+        calibration = dataclasses.replace(calibration, epsilon=smoothness_epsilon + calibration.epsilon)
     return Plan(
         n_iterations=n_iterations,
         iterations_per_pass=per_pass,
         checkpoints=checkpoint_schedule(n_iterations, count),
         calibration=calibration,
-        kernel=dict(step_sizes=coordinate_step_sizes(M, settings.step), thresholds=thresholds,
-                    noise_std=noise_std, inner=inner or 0),
-        info={"thresholds": thresholds, "noise_std": noise_std},
+        kernel=kernel,
+        info=info,
     )
 
 
 def run(problem, plan, seed):
-    """Run the :func:`privcd.kernels.dp_cd.dp_cd` kernel from w = 0."""
-    return dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
-                 problem.lam, plan.kernel["step_sizes"], plan.kernel["thresholds"],
-                 plan.kernel["noise_std"], plan.n_iterations, plan.kernel["inner"], plan.checkpoints,
-                 seed, np.zeros(problem.n_features))
+    """Run the :func:`privcd.kernels.dp_cd.dp_cd` kernel from w = 0.
+
+    Returns ``(w, snapshots, facts)``: ``facts`` holds DP-CD-P's private constants (see
+    :func:`kernel_parameters`), empty otherwise.
+    """
+    step_sizes, thresholds, noise_std, facts = kernel_parameters(problem, plan, seed)
+    w, snapshots = dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
+                         problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, plan.kernel["inner"],
+                         plan.checkpoints, seed, np.zeros(problem.n_features))
+    return w, snapshots, facts
+
+
+def kernel_parameters(problem, plan, seed):
+    """``(gamma_j, C_j, sigma_j, facts)`` of the run with this seed.
+
+    Public smoothness: the plan's arrays and no facts. DP-CD-P: the arrays given by the private
+    ``M_j`` drawn from ``seed``, and ``facts = {"M_private", "thresholds", "noise_std"}`` for the
+    Run's ``info``.
+    """
+    k = plan.kernel
+    if "smoothness" not in k:
+        return k["step_sizes"], k["thresholds"], k["noise_std"], {}
+    M = private_smoothness(k["smoothness"], seed)
+    step_sizes, thresholds, noise_std = coordinate_parameters(M, k["step"], k["clip"], k["noise_multiplier"],
+                                                              problem.n_samples)
+    return step_sizes, thresholds, noise_std, {"M_private": M, "thresholds": thresholds, "noise_std": noise_std}

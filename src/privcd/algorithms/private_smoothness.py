@@ -1,0 +1,101 @@
+"""Private coordinate-wise smoothness constants for DP-CD-P (dp-cd Section 5.2, Appendix F, Section 6.1).
+
+For a linear model the j-th coordinate-wise smoothness constant of ``l(<., x_i>, y_i)`` is
+``M_j^(i) = curvature * x_ij^2`` (its second derivative along ``e_j`` is ``l'' x_ij^2``), and
+``M_j = (1/n) sum_i M_j^(i)`` is :attr:`privcd.problem.Problem.M`. Following Section 6.1, the
+crude per-feature bound is twice the largest absolute value of the feature,
+``|x_ij| <= B_j = 2 max_i |x_ij|``, hence the per-sample bound ``b_j = curvature * B_j^2``. Each
+``M_j^(i)`` is clipped to ``[0, b_j]`` and the mean released with the Laplace mechanism of
+eq. (126):
+
+    M_j^priv = (1/n) sum_i min(M_j^(i), b_j) + Lap(2 b_j p / (n eps')),
+
+epsilon'/p-DP per feature (replace-one sensitivity ``2 b_j / n`` as in Appendix F; since
+``M_j^(i) >= 0`` the true sensitivity is ``b_j / n``, so this is conservative by a factor 2), hence
+epsilon'-DP for the p features by simple composition.
+
+Assumption (as in the paper): the bounds ``B_j`` are public knowledge. privcd reads them off the
+data (``max_i |x_ij|``) because no other source exists here; a bound that depended on the data
+would itself leak and is not accounted for.
+
+Floor: an estimate below the noise scale ``lambda_j = 2 b_j p / (n eps')`` (in particular any
+estimate ``<= 0``) carries no usable information and would give a huge or negative step
+``step / M_j``; it is raised to ``lambda_j``, which errs on the side of small steps (large M_j).
+This is post-processing (no privacy cost) and ``lambda_j -> 0`` as ``eps' -> inf``, so the
+estimate still tends to ``M_j``. A feature that is zero in every record has ``b_j = 0`` and keeps
+``M_j = 0`` (it never moves, as with public constants).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+# Spawn key of the Laplace noise's generator: a stream independent of the kernel's
+# (numba's Mersenne Twister seeded with the same seed).
+_STREAM = 1
+
+
+@dataclass(frozen=True)
+class SmoothnessMechanism:
+    """The Laplace mechanism of dp-cd eq. (126) for one problem and budget epsilon'.
+
+    Attributes
+    ----------
+    epsilon : float
+        epsilon' spent on all p constants (``inf``: no noise).
+    bounds : ndarray of shape (p,)
+        Per-sample bounds ``b_j = curvature (2 max_i |x_ij|)^2``.
+    clipped_mean : ndarray of shape (p,)
+        ``(1/n) sum_i min(curvature x_ij^2, b_j)``, the noiseless value released.
+    scale : ndarray of shape (p,)
+        Laplace scales ``lambda_j = 2 b_j p / (n epsilon')`` (0 when ``epsilon' = inf``).
+    """
+
+    epsilon: float
+    bounds: np.ndarray
+    clipped_mean: np.ndarray
+    scale: np.ndarray
+
+
+def smoothness_mechanism(problem, epsilon):
+    """Build the mechanism of eq. (126) for ``problem`` with budget ``epsilon`` (``inf`` allowed)."""
+    curvature = problem.loss.curvature
+    X = problem.columns
+    n, p = problem.n_samples, problem.n_features
+    if problem.is_sparse:
+        largest = np.zeros(p)
+        counts = np.diff(X.indptr)
+        np.maximum.at(largest, np.repeat(np.arange(p), counts), np.abs(X.data))
+        bounds = curvature * (2.0 * largest) ** 2
+        clipped = np.minimum(curvature * X.data**2, np.repeat(bounds, counts))
+        sums = np.bincount(np.repeat(np.arange(p), counts), weights=clipped, minlength=p)
+    else:
+        bounds = curvature * (2.0 * np.abs(X).max(axis=0)) ** 2
+        sums = np.minimum(curvature * X**2, bounds).sum(axis=0)
+    scale = np.zeros(p) if np.isinf(epsilon) else 2.0 * bounds * p / (n * epsilon)
+    return SmoothnessMechanism(epsilon=epsilon, bounds=bounds, clipped_mean=sums / n, scale=scale)
+
+
+def laplace_release(mechanism, seed):
+    """``clipped_mean + Lap(scale)``: the raw eq. (126) release, from a stream derived from ``seed``."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_STREAM,)))
+    return mechanism.clipped_mean + rng.laplace(0.0, 1.0, size=mechanism.scale.shape) * mechanism.scale
+
+
+def private_smoothness(mechanism, seed):
+    """The private constants ``max(M_j^priv, lambda_j)`` used by DP-CD-P (see the module docstring)."""
+    return np.maximum(laplace_release(mechanism, seed), mechanism.scale)
+
+
+def split_budget(epsilon, share):
+    """``(epsilon', epsilon - epsilon')`` with ``epsilon' = share * epsilon``, their float sum ``<= epsilon``.
+
+    Basic composition of the epsilon'-DP Laplace release and an ``(epsilon - epsilon', delta)``-DP
+    optimisation is ``(epsilon, delta)``-DP. ``epsilon = inf`` (no privacy) gives ``(inf, inf)``.
+    """
+    if np.isinf(epsilon):
+        return np.inf, np.inf
+    smoothness = share * epsilon
+    rest = epsilon - smoothness
+    while smoothness + rest > epsilon:
+        rest = np.nextafter(rest, 0.0)
+    return smoothness, float(rest)
