@@ -1,0 +1,233 @@
+"""DP-SkGD: differentially private sketched (random block) coordinate descent (dp-skgd Algorithm 1).
+
+Each iteration draws a block S from a sketch distribution with inclusion probabilities
+``p_j = P(j in S)``, releases the block's clipped gradient entries with Gaussian noise and steps
+``w <- w - Gamma C (g + eta)`` on S, with ``Gamma = step P M^-1`` (Theorems 8-9 scaled by
+``step``) and ``C = P^-1`` on S (Definition 6): coordinate j of S moves by ``step / M_j`` times
+its noisy gradient entry, as in DP-CD, and separable penalties take the coordinate-wise prox (the
+paper treats smooth f only). Clipping thresholds are DP-CD's ``C_j = sqrt(M_j / tr M) * clip``
+(dp-cd Section 5.1).
+
+Step sizes: Theorems 8-9 assume the global inequality
+``f(w) <= f(v) + <grad f(v), w - v> + ||w - v||_M^2 / 2`` (dp-skgd Assumption 4). The coordinate-wise
+constants :attr:`Problem.M` give it along single coordinates only; for blocks of several
+coordinates it holds for ``c M`` with ``c = lambda_max(M^-1/2 grad^2 f M^-1/2) <= |S|``, so blocks
+of correlated features need ``step <= 1 / c`` (the full sketch on identical columns needs
+``step <= 1 / p``).
+
+Privacy (Theorem 7, calibrated numerically): replacing one record moves each clipped entry
+``(1/n) sum_i clip(grad_j l_i, C_j)`` by at most ``Delta_j = 2 C_j / n``, so the release of block
+S has L2 sensitivity ``Delta_S = sqrt(sum_{j in S} Delta_j^2)``. Two noise models (option
+``noise``), both exactly a Gaussian mechanism of noise multiplier z per iteration whatever S:
+
+* ``"isotropic"`` (Theorem 7): ``eta ~ N(0, (z Delta_S)^2 I)`` on S;
+* ``"coordinate"``: ``eta_j ~ N(0, (z sqrt(|S|) Delta_j)^2)``, the Gaussian mechanism of multiplier
+  z on the release rescaled by the data-independent ``diag(1 / Delta_j)`` (whose L2 sensitivity is
+  ``sqrt(|S|)``). Its noise term ``E ||C eta||^2_{P M^-1}`` of Lemma 17 is never larger than the
+  isotropic one (Cauchy-Schwarz, equal when ``C_j^2 / M_j`` is constant on S, which DP-CD's
+  thresholds make it), so it is the better choice; ``"isotropic"`` stays the default as the
+  paper's.
+
+For single coordinates both are DP-CD's ``sigma_j = z 2 C_j / n``. The T iterations are T
+adaptively composed Gaussian mechanisms of multiplier z (an empty block of the importance sketch
+releases nothing: T is an upper bound), calibrated with :func:`privcd.privacy.calibrate` exactly
+as DP-CD with T steps. No amplification is claimed: S samples coordinates, not records, so every
+record enters every release. One pass is ``p / E|S|`` iterations (p coordinate updates in
+expectation).
+
+Options
+-------
+sketch : {"uniform", "tau-nice", "importance", "full"}
+    ``"uniform"`` (default): one coordinate uniformly at random, exactly DP-CD (same seed, same
+    bits). ``"tau-nice"``: tau distinct coordinates uniformly at random (``p_j = tau / p``).
+    ``"importance"``: each coordinate independently with probability ``p_j`` (S may be empty).
+    ``"full"``: all coordinates (full-batch gradient descent with coordinate-wise steps).
+tau : int or None
+    Block size of ``"tau-nice"``, and expected block size for ``probabilities="smoothness"``;
+    1 <= tau <= p.
+probabilities : array of shape (p,), "smoothness" or None
+    ``"importance"`` only: the ``p_j`` in (0, 1], or ``"smoothness"`` for
+    ``p_j = min(1, c M_j)`` with c such that ``sum_j p_j = tau`` (water-filling: coordinates
+    whose ``c M_j`` would exceed 1 are capped at 1 and c is raised for the others); features with
+    ``M_j = 0`` (all-zero columns, which never move) get ``p_j = 0``.
+noise : {"isotropic", "coordinate"}
+    The noise model above (default ``"isotropic"``).
+inner_iterations : int or None
+    K of Algorithm 1: average the iterates every K steps; ``None`` (default) returns the last
+    iterate. The iteration count is rounded up to a multiple of K.
+accountant : {"rdp", "exact", "pld"}
+    As for DP-CD (default ``"rdp"``).
+checkpoints : int or None
+    Number of evenly spaced checkpoints in the history (default: one per pass).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from privcd.algorithms.base import Plan, checkpoint_schedule, default_checkpoint_count
+from privcd.algorithms.dp_cd import calibrate_releases, coordinate_parameters, iteration_count
+from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
+from privcd.kernels.layout import column_arrays
+from privcd.validation import check_choice, check_positive_int
+
+NAME = "dp-skgd"
+OPTIONS = {"sketch": "uniform", "tau": None, "probabilities": None, "noise": "isotropic",
+           "inner_iterations": None, "accountant": "rdp", "checkpoints": None}
+SKETCHES = {"uniform": SKETCH_UNIFORM, "tau-nice": SKETCH_TAU_NICE, "importance": SKETCH_IMPORTANCE,
+            "full": SKETCH_FULL}
+NOISE_MODELS = ("isotropic", "coordinate")
+
+
+@dataclass(frozen=True)
+class Sketch:
+    """A validated sketch distribution.
+
+    Attributes
+    ----------
+    name : str
+    code : int
+        The kernel's ``SKETCH_*`` code.
+    tau : int
+        Block size of ``"tau-nice"`` (0 otherwise).
+    probabilities : ndarray of shape (p,)
+        Inclusion probabilities ``p_j = P(j in S)`` (the diagonal of P).
+    expected_size : float
+        ``E|S| = sum_j p_j``.
+    """
+
+    name: str
+    code: int
+    tau: int
+    probabilities: np.ndarray
+    expected_size: float
+
+
+def iterations_per_pass(problem, options):
+    """``p / E|S|`` iterations make one pass (p coordinate updates in expectation)."""
+    return problem.n_features / sketch_of(problem, options).expected_size
+
+
+def sketch_of(problem, options):
+    """Validate ``sketch``, ``tau`` and ``probabilities`` and return the :class:`Sketch`."""
+    name = check_choice("sketch", options["sketch"], list(SKETCHES))
+    tau, probabilities = options["tau"], options["probabilities"]
+    p = problem.n_features
+    uses_tau = name == "tau-nice" or (name == "importance" and _is_smoothness(probabilities))
+    if tau is not None and not uses_tau:
+        raise ValueError(f"tau={tau!r} is not used with sketch={name!r}; tau is the block size of "
+                         "sketch='tau-nice' and the expected block size of sketch='importance' with "
+                         "probabilities='smoothness'")
+    if uses_tau:
+        tau = _block_size(tau, p)
+    if probabilities is not None and name != "importance":
+        raise ValueError(f"probabilities= is only used with sketch='importance', not sketch={name!r}")
+    if name == "uniform":
+        return Sketch(name, SKETCH_UNIFORM, 0, np.full(p, 1.0 / p), 1.0)
+    if name == "tau-nice":
+        return Sketch(name, SKETCH_TAU_NICE, tau, np.full(p, tau / p), float(tau))
+    if name == "full":
+        return Sketch(name, SKETCH_FULL, 0, np.ones(p), float(p))
+    if probabilities is None:
+        raise ValueError("sketch='importance' needs probabilities=: an array of p inclusion "
+                         "probabilities in (0, 1], or 'smoothness' with tau=")
+    if _is_smoothness(probabilities):
+        probabilities = smoothness_probabilities(problem.M, tau)
+    else:
+        probabilities = _probability_array(probabilities, p)
+    return Sketch(name, SKETCH_IMPORTANCE, 0, probabilities, float(probabilities.sum()))
+
+
+def smoothness_probabilities(M, tau):
+    """``p_j = min(1, c M_j)`` with ``sum_j p_j = tau`` (water-filling over the largest M_j).
+
+    For k = 0, 1, ... cap the k largest M_j at 1 and set ``c = (tau - k) / sum(other M_j)``; stop at
+    the first k for which the largest uncapped ``c M_j`` is at most 1. ``M_j = 0`` gives ``p_j = 0``.
+    """
+    positive = int(np.count_nonzero(M > 0))
+    if positive < tau:
+        raise ValueError(f"tau={tau} exceeds the {positive} features with M_j > 0; probabilities "
+                         "proportional to M_j cannot have that expected block size")
+    order = np.argsort(-M, kind="stable")
+    probabilities = np.zeros_like(M)
+    for k in range(tau):
+        rest = order[k:positive]
+        c = (tau - k) / M[rest].sum()
+        if c * M[rest[0]] <= 1.0:
+            break
+    probabilities[order[:k]] = 1.0
+    probabilities[rest] = np.minimum(1.0, c * M[rest])
+    return probabilities
+
+
+def plan(problem, settings, options):
+    """Validate the sketch, calibrate z and build the kernel arguments; see the module docstring."""
+    sketch = sketch_of(problem, options)
+    noise = check_choice("noise", options["noise"], NOISE_MODELS)
+    per_pass = problem.n_features / sketch.expected_size
+    n_iterations, inner = iteration_count(settings.passes, per_pass, options["inner_iterations"])
+    calibration = calibrate_releases(n_iterations, epsilon=settings.epsilon, delta=settings.delta,
+                                     accountant=options["accountant"])
+    z = calibration.noise_multiplier
+    step_sizes, thresholds, noise_std = coordinate_parameters(problem.M, settings.step, settings.clip, z,
+                                                              problem.n_samples)
+    noise_weights = np.ones(problem.n_features)
+    if z > 0 and noise == "isotropic" and sketch.code != SKETCH_UNIFORM:
+        # sigma_S = z Delta_S = (z 2 / n) sqrt(sum_{k in S} C_k^2) on every coordinate of S
+        noise_std = np.full(problem.n_features, z * 2.0 / problem.n_samples)
+        noise_weights = thresholds**2
+    count = options["checkpoints"] or default_checkpoint_count(settings.passes, n_iterations)
+    return Plan(
+        n_iterations=n_iterations,
+        iterations_per_pass=per_pass,
+        checkpoints=checkpoint_schedule(n_iterations, count),
+        calibration=calibration,
+        kernel=dict(sketch=sketch.code, tau=sketch.tau,
+                    probabilities=sketch.probabilities if sketch.code == SKETCH_IMPORTANCE
+                    else np.zeros(problem.n_features),
+                    step_sizes=step_sizes, thresholds=thresholds, noise_std=noise_std,
+                    noise_weights=noise_weights, inner=inner),
+        info={"sketch": sketch.name, "probabilities": sketch.probabilities,
+              "expected_block_size": sketch.expected_size, "noise": noise, "thresholds": thresholds,
+              "noise_std": noise_std, "noise_weights": noise_weights},
+    )
+
+
+def run(problem, plan, seed):
+    """Run the :func:`privcd.kernels.dp_skgd.dp_skgd` kernel from w = 0."""
+    k = plan.kernel
+    return dp_skgd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
+                   k["sketch"], k["tau"], k["probabilities"], k["step_sizes"], k["thresholds"], k["noise_std"],
+                   k["noise_weights"], plan.n_iterations, k["inner"], plan.checkpoints, seed,
+                   np.zeros(problem.n_features))
+
+
+def _is_smoothness(probabilities):
+    return isinstance(probabilities, str) and probabilities == "smoothness"
+
+
+def _block_size(tau, p):
+    if tau is None:
+        raise ValueError("tau is required (an integer block size between 1 and p) with this sketch")
+    tau = check_positive_int("tau", tau)
+    if tau > p:
+        raise ValueError(f"tau={tau} exceeds the number of features p={p}; expected 1 <= tau <= p")
+    return tau
+
+
+def _probability_array(probabilities, p):
+    if isinstance(probabilities, str):
+        raise ValueError(f"probabilities={probabilities!r} is not accepted; expected an array of p "
+                         "inclusion probabilities in (0, 1] or 'smoothness'")
+    try:
+        probabilities = np.array(probabilities, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("probabilities must be an array of p numbers in (0, 1] or 'smoothness'") from None
+    if probabilities.shape != (p,):
+        raise ValueError(f"probabilities has shape {probabilities.shape}; expected ({p},), one "
+                         "inclusion probability per feature")
+    bad = ~((probabilities > 0) & (probabilities <= 1))
+    if bad.any():
+        j = int(np.argmax(bad))
+        raise ValueError(f"probabilities[{j}]={float(probabilities[j])!r} is outside (0, 1]; every inclusion "
+                         "probability must lie in (0, 1]")
+    return probabilities

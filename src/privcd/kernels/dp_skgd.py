@@ -1,0 +1,236 @@
+"""DP-SkGD kernel: dp-skgd Algorithm 1 (sketched gradient descent over random coordinate blocks).
+
+Each iteration draws a block S of coordinates from the sketch distribution, releases the clipped
+gradient entries ``g_j = (1/n) sum_i clip(l'(<w, x_i>, y_i) X_ij, C_j)`` of the block, all taken
+at the same iterate (Alg. 1 line 7 is a Jacobi step), plus Gaussian noise, and takes the
+coordinate-wise proximal steps
+
+    w_j <- prox_{gamma_j psi_j}(w_j - gamma_j (g_j + eta_j)),   j in S,
+
+with ``gamma_j = step / M_j``: the step ``Gamma C`` of Algorithm 1 with ``Gamma = step P M^-1``
+(Theorems 8-9) and ``C = P^-1`` on S (Definition 6), so the inclusion probabilities cancel and
+never enter the kernel. The noise on coordinate j of block S has standard deviation
+``noise_std[j] * sqrt(sum_{k in S} noise_weights[k])``, which covers both noise models of
+:mod:`privcd.algorithms.dp_skgd`. The residuals ``z = Xw`` are kept up to date, so a block of size
+tau costs O(tau n) dense (n loss derivatives, shared by the block's columns), O(nnz of its
+columns) sparse. With ``inner > 0`` the iterates are averaged every ``inner`` steps (Alg. 1
+line 9).
+
+Random stream, per iteration: the uniform sketch draws ``randint(0, p)`` then one standard normal
+and calls DP-CD's :func:`~privcd.kernels.dp_cd.coordinate_step`, so it reproduces
+:func:`~privcd.kernels.dp_cd.dp_cd` bit for bit; the other sketches draw the block (tau-nice:
+``randint(k, p)`` for k < tau, a partial Fisher-Yates shuffle; importance: ``random()`` draws for
+geometric skips and thinning, see :func:`draw_block`; full: nothing), then one standard normal per
+block entry in block order. numba's generator is numpy's legacy ``RandomState`` (same Mersenne
+Twister, same draws for a seed), which the numpy reference and the tests use to replay a path.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from privcd.kernels.dispatch import loss_derivative, penalty_prox
+from privcd.kernels.dp_cd import coordinate_step
+from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns
+
+SKETCH_UNIFORM = 0
+SKETCH_TAU_NICE = 1
+SKETCH_IMPORTANCE = 2
+SKETCH_FULL = 3
+
+
+@njit(cache=True)
+def draw_block(sketch, tau, probabilities, top, order, block):
+    """Draw the block S into ``block[:m]`` and return m (uniform sketch excluded).
+
+    tau-nice: a partial Fisher-Yates shuffle of the persistent permutation ``order``; whatever the
+    permutation it starts from, its first ``tau`` entries are a uniformly random ordered sample
+    without replacement, so S is uniform over the subsets of size tau. Importance: coordinate j
+    joins independently with probability ``probabilities[j]`` (S may be empty), drawn by thinning:
+    candidates are independent Bernoulli(``top``) trials, ``top = max_j p_j``, visited by geometric
+    skips ``floor(log(1 - U) / log(1 - top))`` (none when ``top = 1``), and candidate j is kept with
+    probability ``p_j / top`` (one more uniform unless ``p_j = top``): about ``2 top p`` uniforms
+    per block instead of p. Full: every coordinate, in increasing order.
+    """
+    p = order.shape[0]
+    if sketch == SKETCH_TAU_NICE:
+        for k in range(tau):
+            r = np.random.randint(k, p)
+            chosen = order[r]
+            order[r] = order[k]
+            order[k] = chosen
+            block[k] = chosen
+        return tau
+    if sketch == SKETCH_IMPORTANCE:
+        m = 0
+        j = -1
+        log_miss = math.log1p(-top) if top < 1.0 else 0.0
+        while True:
+            if top < 1.0:
+                skip = np.floor(math.log(1.0 - np.random.random()) / log_miss)
+                if skip >= p - 1 - j:
+                    return m
+                j += 1 + int(skip)
+            else:
+                j += 1
+                if j == p:
+                    return m
+            if probabilities[j] == top or np.random.random() * top < probabilities[j]:
+                block[m] = j
+                m += 1
+    for j in range(p):
+        block[j] = j
+    return p
+
+
+@njit(cache=True)
+def block_gradients(is_sparse, Xf, data, indices, indptr, y, loss_code, thresholds, block, m, z,
+                    derivatives, gradients):
+    """The clipped gradient entries ``g_j``, ``j = block[b]``, into ``gradients[:m]``, all at the same z.
+
+    Dense X: the n loss derivatives ``l'(z_i, y_i)`` are computed once per block (into
+    ``derivatives``) and shared by its columns, so a block costs n derivative evaluations and
+    ``|S| n`` multiply-clip-adds (the derivative, an ``exp`` for the logistic loss, is the expensive
+    part). Sparse X: DP-CD's per-column sum, ``O(nnz)`` of the block's columns.
+    """
+    n = y.shape[0]
+    if is_sparse:
+        for b in range(m):
+            j = block[b]
+            gradients[b] = clipped_coordinate_gradient_sum(is_sparse, Xf, data, indices, indptr, j, z, y,
+                                                           loss_code, thresholds[j]) / n
+        return
+    for i in range(n):
+        derivatives[i] = loss_derivative(loss_code, z[i], y[i])
+    for b in range(m):
+        j = block[b]
+        gradients[b] = _dense_clipped_sum(derivatives, Xf, j, thresholds[j]) / n
+
+
+@njit(cache=True, fastmath={"reassoc", "nsz"})
+def _dense_clipped_sum(derivatives, Xf, j, threshold):
+    """``sum_i clip(derivatives[i] X_ij, threshold)``, SIMD-vectorised like
+    :func:`privcd.kernels.linalg.clipped_coordinate_gradient_sum`'s dense branch (so it agrees with
+    the sparse sum to rounding); comparisons keep an infinite threshold exact."""
+    total = 0.0
+    for i in range(Xf.shape[0]):
+        g = derivatives[i] * Xf[i, j]
+        g = g if g < threshold else threshold
+        g = g if g > -threshold else -threshold
+        total += g
+    return total
+
+
+@njit(cache=True)
+def block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
+               thresholds, noise_std, noise_weights, block, m, derivatives, gradients, olds, w, z):
+    """One noisy proximal step on the coordinates ``block[:m]``, all gradients taken at the same w.
+
+    Updates ``w`` and ``z = Xw`` in place; ``derivatives`` (n) and ``gradients`` (p) are work
+    space; the old values of ``w`` go to ``olds[:m]``.
+    """
+    block_gradients(is_sparse, Xf, data, indices, indptr, y, loss_code, thresholds, block, m, z,
+                    derivatives, gradients)
+    weight = 0.0
+    for b in range(m):
+        weight += noise_weights[block[b]]
+    factor = math.sqrt(weight)
+    for b in range(m):
+        j = block[b]
+        old = w[j]
+        olds[b] = old
+        gamma = step_sizes[j]
+        noise = noise_std[j] * factor * np.random.standard_normal()
+        new = penalty_prox(penalty_code, old - gamma * (gradients[b] + noise), gamma, lam)
+        if new != old:
+            add_scaled_column(is_sparse, Xf, data, indices, indptr, j, new - old, z)
+            w[j] = new
+
+
+@njit(cache=True)
+def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, sketch, tau,
+            probabilities, step_sizes, thresholds, noise_std, noise_weights, n_iterations, inner,
+            checkpoints, seed, w0):
+    """Run DP-SkGD for ``n_iterations`` block steps from ``w0``.
+
+    Parameters
+    ----------
+    sketch : int
+        ``SKETCH_UNIFORM``, ``SKETCH_TAU_NICE``, ``SKETCH_IMPORTANCE`` or ``SKETCH_FULL``.
+    tau : int
+        Block size of the tau-nice sketch (unused otherwise).
+    probabilities : ndarray of shape (p,)
+        Inclusion probabilities of the importance sketch (unused otherwise).
+    step_sizes, thresholds : ndarray of shape (p,)
+        ``gamma_j = step / M_j`` and clipping thresholds ``C_j``.
+    noise_std, noise_weights : ndarray of shape (p,)
+        The noise on coordinate j of block S has standard deviation
+        ``noise_std[j] * sqrt(sum_{k in S} noise_weights[k])`` (the uniform sketch uses
+        ``noise_std[j]`` alone, as DP-CD).
+    inner : int
+        K of Algorithm 1 (average every K steps); 0 returns the last iterate, no averaging.
+    checkpoints : int64 ndarray, increasing
+        Iteration counts at which to record the current output (0 = before the first step).
+    seed : int
+        Seed of numba's generator.
+
+    Returns
+    -------
+    w_out : ndarray of shape (p,)
+        The last iterate (``inner == 0``) or the last average ``w^T``.
+    snapshots : ndarray of shape (len(checkpoints), p)
+        The output at each checkpoint.
+    """
+    np.random.seed(seed)
+    n = y.shape[0]
+    p = w0.shape[0]
+    w = w0.copy()
+    z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
+    out = w0.copy()
+    snapshots = np.empty((checkpoints.shape[0], p))
+    order = np.arange(p)
+    top = probabilities.max() if sketch == SKETCH_IMPORTANCE else 0.0
+    block = np.empty(p, dtype=np.int64)
+    derivatives = np.empty(n)
+    gradients = np.empty(p)
+    olds = np.empty(p)
+    averaging = inner > 0
+    total = np.zeros(p)
+    held_since = np.zeros(p, dtype=np.int64)
+    c = 0
+    for it in range(n_iterations):
+        while c < checkpoints.shape[0] and checkpoints[c] == it:
+            snapshots[c] = out if averaging else w
+            c += 1
+        if sketch == SKETCH_UNIFORM:
+            j = np.random.randint(0, p)
+            normal_draw = np.random.standard_normal()
+            block[0] = j
+            olds[0] = coordinate_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
+                                      lam, step_sizes, thresholds, noise_std, j, normal_draw, w, z)
+            m = 1
+        else:
+            m = draw_block(sketch, tau, probabilities, top, order, block)
+            block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
+                       thresholds, noise_std, noise_weights, block, m, derivatives, gradients, olds, w, z)
+        if averaging:
+            k = it % inner
+            # Lazy running sum of the states theta^1..theta^K, as in the DP-CD kernel:
+            # coordinate j held its old value during states held_since[j] + 1 .. k.
+            for b in range(m):
+                j = block[b]
+                total[j] += olds[b] * (k - held_since[j])
+                held_since[j] = k
+            if k == inner - 1:
+                for jj in range(p):
+                    out[jj] = (total[jj] + w[jj] * (inner - held_since[jj])) / inner
+                    w[jj] = out[jj]
+                total[:] = 0.0
+                held_since[:] = 0
+                z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
+    while c < checkpoints.shape[0]:
+        snapshots[c] = out if averaging else w
+        c += 1
+    if not averaging:
+        out[:] = w
+    return out, snapshots
