@@ -48,11 +48,12 @@ def test_inner_iterations_round_up_and_average():
 
 
 def test_thresholds_follow_section_5_1():
-    """C_j = sqrt(M_j / tr M) C, so sum_j C_j^2 / (M_j / tr M) ... i.e. ||(C_j)||_{M~^-1} = C."""
+    """C_j = sqrt(M_j / tr M) C, so with M~ = p M / tr M: ||(C_j)_j||_{M~^-1} = sqrt(sum_j C_j^2 / M~_j) = C
+    (the sensitivity 2C of clipped DP-CD in Section 5.1)."""
     problem = make_problem("logistic", "l2", 0.01)
     thresholds = coordinate_thresholds(problem.M, 2.5)
     scaled_M = problem.n_features * problem.M / problem.M.sum()
-    assert np.sqrt(np.sum(thresholds**2 / scaled_M) / problem.n_features) == pytest.approx(2.5)
+    assert np.sqrt(np.sum(thresholds**2 / scaled_M)) == pytest.approx(2.5)
     np.testing.assert_allclose(thresholds / thresholds[0], np.sqrt(problem.M / problem.M[0]))
 
 
