@@ -10,13 +10,17 @@ import privcd
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
-def make_problem(loss, penalty, lam, *, n=120, p=15, density=0.4, sparse=False, seed=0):
-    """A small problem with imbalanced columns and some exact zeros."""
+def make_problem(loss, penalty, lam, *, n=120, p=15, density=0.4, sparse=False, seed=0, unit_rows=False):
+    """A small problem with imbalanced columns and some exact zeros; with ``unit_rows`` every
+    non-zero row is then scaled to unit L2 norm (as DP-SCD requires)."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, p)) * rng.lognormal(sigma=1.0, size=p)
     X[rng.random((n, p)) > density] = 0.0
+    if unit_rows:
+        norms = np.linalg.norm(X, axis=1)
+        X[norms > 0] /= norms[norms > 0, None]
     w_true = rng.normal(size=p)
-    if loss == "logistic":
+    if loss in ("logistic", "hinge"):
         y = np.where(X @ w_true + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
     else:
         y = X @ w_true + 0.1 * rng.normal(size=n)

@@ -11,14 +11,20 @@ from privcd.algorithms import ALGORITHMS
 from conftest import make_problem
 
 ALGORITHM_NAMES = sorted(ALGORITHMS)
-# Problems an algorithm needs that the default (logistic + L2) does not suit.
-CASES = {}
+# Problems an algorithm needs that the default (logistic + L2) does not suit:
+# name -> (loss, penalty, lam, options[, keyword arguments of make_problem]).
+CASES = {
+    "dp-scd": ("hinge", "l2", 0.01, {"batch_size": 10}, {"unit_rows": True}),
+    "seqdp-scd": ("squared", "l2", 0.01, {"batch_size": 10}, {"unit_rows": True}),
+}
 HYPER = dict(passes=2, step=0.5, clip=1.0)
 
 
 def case(name, sparse=False):
-    loss, penalty, lam, options = CASES.get(name, ("logistic", "l2", 0.01, {}))
-    return make_problem(loss, penalty, lam, sparse=sparse), options
+    entry = CASES.get(name, ("logistic", "l2", 0.01, {}))
+    loss, penalty, lam, options = entry[:4]
+    problem_options = entry[4] if len(entry) > 4 else {}
+    return make_problem(loss, penalty, lam, sparse=sparse, **problem_options), options
 
 
 @pytest.mark.parametrize("name", ALGORITHM_NAMES)

@@ -1,0 +1,58 @@
+"""Plain numpy DP-SCD and SEQDP-SCD: a Python loop over the records of each mini-batch.
+
+The update of :mod:`privcd.kernels.dp_scd` for a plan of :mod:`privcd.algorithms.dp_scd` or
+:mod:`privcd.algorithms.seqdp_scd` (``plan.kernel["sequential"]`` chooses), written as a numpy user
+would: per record a numpy dot product with ``v`` and the scalar update of dp-scd eq. (7), numpy for
+the noise. Its random stream is numpy's, not numba's: it agrees with the kernel in distribution,
+and exactly in the non-private limit with ``batch_size = n`` (every batch is the whole data set).
+"""
+import math
+
+import numpy as np
+
+
+def run(problem, plan, seed):
+    """``theta = v / (lam n)`` after ``plan.n_iterations`` mini-batches from ``alpha = 0, v = 0``."""
+    k = plan.kernel
+    rng = np.random.default_rng(seed)
+    X = problem.X.toarray() if problem.is_sparse else np.asarray(problem.X)
+    y = problem.y
+    n, p = X.shape
+    lam_n = problem.lam * n
+    sq_norms = np.einsum("ij,ij->i", X, X)
+    alpha = np.zeros(n)
+    v = np.zeros(p)
+    L, clip = k["batch_size"], k["clip"]
+    for _ in range(plan.n_iterations):
+        batch = rng.choice(n, size=L, replace=False)
+        zetas = np.empty(L)
+        for b, j in enumerate(batch):
+            z = X[j] @ v / lam_n
+            q = k["subproblem_scale"] * sq_norms[j] / lam_n
+            zeta = _update(problem.loss.name, alpha[j], y[j], z, q, k["box"])
+            zetas[b] = min(clip, max(-clip, zeta))
+            if k["sequential"]:
+                alpha[j] += zetas[b]
+                v += zetas[b] * X[j]
+        if not k["sequential"]:
+            for b, j in enumerate(batch):
+                alpha[j] += zetas[b]
+                v += zetas[b] * X[j]
+        alpha[batch] += k["noise_std"] * rng.standard_normal(L)
+        v += k["noise_std"] * rng.standard_normal(p)
+    return v / lam_n
+
+
+def _update(loss, alpha, y, z, q, box):
+    """Minimiser of ``l*(-(alpha + zeta)) + z zeta + q zeta^2 / 2`` (one Newton step for logistic)."""
+    if loss == "squared":
+        return (2.0 * (y - z) - alpha) / (1.0 + 2.0 * q)
+    t_old = y * alpha
+    if loss == "hinge":
+        margin = 1.0 - y * z
+        t = t_old + margin / q if q > 0 else (1.0 if margin > 0 else 0.0 if margin < 0 else t_old)
+        return y * min(1.0, max(0.0, t)) - alpha
+    t0 = min(1.0 - box, max(box, t_old))
+    slope = math.log(t0) - math.log1p(-t0) + y * z + q * (t0 - t_old)
+    curvature = 1.0 / (t0 * (1.0 - t0)) + q
+    return y * min(1.0 - box, max(box, t0 - slope / curvature)) - alpha

@@ -1,0 +1,154 @@
+"""DP-SCD: differentially private dual stochastic coordinate descent (dp-scd Algorithm 1).
+
+Objective. dp-scd eq. (1) is ``F(theta) = (1/N) sum_i l_i(<x_i, theta>) + (lambda/2) ||theta||^2``,
+which is privcd's ``F(w) = (1/n) sum_i l(<w, x_i>, y_i) + (lam/2) ||w||^2`` term for term with
+``l_i = l(., y_i)``, ``lambda = lam`` and ``N = n``: the kernel solves the dual (eq. (3)) of the
+given :class:`~privcd.problem.Problem` as it stands, so ``theta = v / (lam n)`` minimises its F.
+privcd's squared loss is ``(z - y)^2`` without 1/2, while the authors' ridge regression uses
+``(z - y)^2 / 2``: their ridge problem with ``lambda`` is ours with ``lam = 2 lambda`` (our F is twice
+theirs, same minimiser). Logistic ``log(1 + exp(-y z))`` and hinge ``max(0, 1 - y z)`` are the same
+in both. DP-SCD needs the L2 penalty with ``lam > 0`` (the dual map ``theta = v / (lam N)``).
+
+Algorithm. T mini-batches of L = ``batch_size`` records; per record the update minimising the
+subproblem of eq. (7) (closed form for the squared and hinge losses, one Newton step for the
+logistic loss: :func:`privcd.kernels.dp_scd.dual_coordinate_update`), scaled to ``|zeta| <= C``
+with C = ``clip``, and Gaussian noise on ``alpha_B`` and on ``v`` after each mini-batch. ``step``
+is not used: DP-SCD has no step size (dp-scd Section 1). One pass is N / L mini-batches.
+
+Sampling. Algorithm 1 line 5 draws "a mini-batch of L examples" at random each iteration; the
+kernel draws L distinct records uniformly, independently at every iteration, which is exactly
+the sampled-without-replacement Gaussian mechanism that dp-accounting's RDP accountant handles
+under replace-one neighbours (Wang, Balle and Kasiviswanathan 2019) with sampling ratio L/N over
+T mini-batches. (The authors' code instead shuffles once per epoch and cuts disjoint lots, a
+scheme its moments accountant does not describe; we do not follow it.)
+
+Sensitivity. dp-scd Lemma 1 bounds the change of the release ``[alpha_B; v]`` of one mini-batch by
+``sqrt(2) C`` for a record whose column is zeroed: C for its own update of ``alpha`` and C for its
+``zeta_k x_k`` in ``v`` (``||x_k|| <= 1``), the other updates of the batch not depending on it.
+Under replace-one neighbours the record's update can go from C to -C, so each part changes by up
+to 2C and the sensitivity is ``2 sqrt(2) C`` (attained: flip the label of a record whose update
+is saturated). The noise has standard deviation ``z * 2 sqrt(2) C`` (Algorithm 1's
+``N(0, sigma^2 2 C^2)`` with our replace-one sensitivity), z calibrated numerically to
+(epsilon, delta).
+
+Rows must satisfy ``||x_i|| <= 1`` (dp-scd Section 2.1, used by Lemma 1): checked, with a
+tolerance of 1e-12 for the rounding of rows scaled to unit norm.
+
+Options
+-------
+batch_size : int
+    L, between 1 and N (default 100).
+box : float
+    In (0, 0.5): the logistic Newton step keeps ``y_i alpha_i`` in [box, 1 - box] (default 1e-4,
+    the authors' value). The dual optimum is reached only if every record's
+    ``1 / (1 + exp(y_i <x_i, theta*>))`` is at least ``box``. Unused by the other losses.
+accountant : {"rdp"}
+    The RDP accountant, which handles sampling without replacement under replace-one.
+checkpoints : int or None
+    Number of evenly spaced checkpoints in the history (default: one per pass).
+"""
+import math
+
+import numpy as np
+
+from privcd import privacy
+from privcd.algorithms.base import Plan, checkpoint_schedule, default_checkpoint_count, iterations_for
+from privcd.kernels.dp_scd import dp_scd
+from privcd.kernels.layout import row_arrays
+from privcd.kernels.spectral import row_sq_norms
+from privcd.validation import check_choice, check_number, check_positive_int
+
+NAME = "dp-scd"
+OPTIONS = {"batch_size": 100, "box": 1e-4, "accountant": "rdp", "checkpoints": None}
+LOSSES = ("squared", "logistic", "hinge")
+SAMPLING = "without-replacement"
+ACCOUNTANTS = ("rdp",)
+ROW_NORM_TOLERANCE = 1e-12
+
+
+def sensitivity(clip, batch_size):
+    """Replace-one L2 sensitivity of one mini-batch release ``[alpha_B; v]``: ``2 sqrt(2) C``."""
+    return 2.0 * math.sqrt(2.0) * clip
+
+
+def iterations_per_pass(problem, options):
+    """N / L mini-batches make one pass."""
+    return problem.n_samples / batch_size_of(problem, options)
+
+
+def plan(problem, settings, options):
+    """Check the problem, calibrate the noise and build the kernel arguments (module docstring)."""
+    return dual_plan(problem, settings, options, sensitivity=sensitivity, sequential=False)
+
+
+def run(problem, plan, seed):
+    """Run the :func:`privcd.kernels.dp_scd.dp_scd` kernel from ``alpha = 0, v = 0``; ``w = theta``."""
+    return run_dual(problem, plan, seed)
+
+
+def dual_plan(problem, settings, options, *, sensitivity, sequential):
+    """The plan shared by DP-SCD and SEQDP-SCD; they differ by ``sensitivity`` and ``sequential``."""
+    check_dual_problem(problem)
+    batch_size = batch_size_of(problem, options)
+    box = check_number("box", options["box"], low=0.0, high=0.5)
+    accountant = check_choice("accountant", options["accountant"], ACCOUNTANTS)
+    per_pass = problem.n_samples / batch_size
+    n_iterations = iterations_for(settings.passes, per_pass)
+    calibration = privacy.calibrate(
+        lambda z: privacy.subsampled_gaussian_event(z, n_iterations, batch_size=batch_size,
+                                                    n=problem.n_samples, sampling=SAMPLING),
+        epsilon=settings.epsilon, delta=settings.delta, accountant=accountant)
+    release_sensitivity = sensitivity(settings.clip, batch_size)
+    noise_std = calibration.noise_multiplier * release_sensitivity if settings.private else 0.0
+    count = options["checkpoints"] or default_checkpoint_count(settings.passes, n_iterations)
+    return Plan(
+        n_iterations=n_iterations,
+        iterations_per_pass=per_pass,
+        checkpoints=checkpoint_schedule(n_iterations, count),
+        calibration=calibration,
+        kernel=dict(clip=settings.clip, noise_std=noise_std, batch_size=batch_size,
+                    subproblem_scale=1.0 if sequential else float(batch_size),
+                    sequential=sequential, box=box),
+        info={"noise_std": noise_std, "sensitivity": release_sensitivity, "sampling": SAMPLING},
+    )
+
+
+def run_dual(problem, plan, seed):
+    """Call the kernel; return ``theta = v / (lam N)`` and its snapshots."""
+    theta, snapshots, _, _ = run_kernel(problem, plan, seed)
+    return theta, snapshots
+
+
+def run_kernel(problem, plan, seed):
+    """The kernel's full output ``(theta, snapshots, alpha, v)``."""
+    k = plan.kernel
+    return dp_scd(*row_arrays(problem), problem.n_features, problem.y,
+                  row_sq_norms(*row_arrays(problem), problem.n_samples), problem.loss.code,
+                  problem.lam, k["clip"], k["noise_std"], k["batch_size"], k["subproblem_scale"],
+                  k["sequential"], k["box"], plan.n_iterations, plan.checkpoints, seed)
+
+
+def check_dual_problem(problem):
+    """The loss has a dual update, the penalty is L2 with ``lam > 0`` and rows have norm <= 1."""
+    if problem.loss.name not in LOSSES:
+        raise ValueError(f"loss={problem.loss.name!r} has no dual coordinate update in dp-scd; "
+                         f"expected one of {list(LOSSES)}")
+    if problem.penalty.name != "l2" or problem.lam <= 0:
+        raise ValueError(f"penalty={problem.penalty.name!r} with lam={problem.lam!r}: dp-scd solves the "
+                         "L2-regularised problem of dp-scd eq. (1) through its dual, which needs "
+                         "penalty='l2' and lam > 0")
+    largest = float(problem.row_norms.max())
+    if largest > 1.0 + ROW_NORM_TOLERANCE:
+        row = int(np.argmax(problem.row_norms))
+        raise ValueError(f"X has a row of L2 norm {largest:.15g} (row {row}); dp-scd assumes every row has "
+                         "norm <= 1 (dp-scd Section 2.1, used by its sensitivity, Lemma 1). Scale the "
+                         "rows to unit norm first: preprocessing='dp-scd' in privcd.data.load_dataset, "
+                         "or sklearn.preprocessing.normalize(X)")
+
+
+def batch_size_of(problem, options):
+    """``batch_size`` checked: an integer in [1, N]."""
+    batch_size = check_positive_int("batch_size", options["batch_size"])
+    if batch_size > problem.n_samples:
+        raise ValueError(f"batch_size={batch_size} exceeds the number of records n={problem.n_samples}")
+    return batch_size

@@ -1,0 +1,326 @@
+"""DP-SCD and SEQDP-SCD (dp-scd Algorithms 1 and 3): the dual updates solve eq. (7), the
+non-private limit reaches the optimum of privcd's F (certified by the duality gap), the noise is
+scaled to the replace-one sensitivity of a mini-batch release, calibration, and clear errors."""
+import math
+
+import numpy as np
+import pytest
+import scipy.optimize
+import scipy.sparse as sp
+import dp_accounting
+from dp_accounting import dp_event, rdp
+
+import privcd
+from privcd.algorithms import dp_scd, seqdp_scd
+from privcd.algorithms.base import Settings
+from privcd.kernels.dispatch import loss_conjugate
+from privcd.kernels.dp_scd import batch_update, dp_scd as dp_scd_kernel, dual_coordinate_update
+from privcd.kernels.layout import row_arrays
+from privcd.losses import get_loss
+from benchmarks.numpy_reference import dp_scd as numpy_dp_scd
+
+INF = math.inf
+LOSSES = ["squared", "logistic", "hinge"]
+MODULES = {"dp-scd": dp_scd, "seqdp-scd": seqdp_scd}
+
+
+def unit_problem(loss, lam=0.02, *, n=200, p=10, density=1.0, sparse=False, seed=0):
+    """Rows of imbalanced raw scale, then scaled to unit norm (zero rows stay zero)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)) * rng.lognormal(sigma=1.0, size=p)
+    X[rng.random((n, p)) > density] = 0.0
+    norms = np.linalg.norm(X, axis=1)
+    X[norms > 0] /= norms[norms > 0, None]
+    score = X @ (3.0 * rng.normal(size=p))
+    if loss == "squared":
+        y = score + 0.1 * rng.normal(size=n)
+    else:
+        y = np.where(score + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return privcd.Problem(sp.csr_matrix(X) if sparse else X, y, loss, "l2", lam)
+
+
+def subproblem(loss, alpha, y, z, q):
+    """eq. (7) times N, up to a constant: ``l*(-(alpha + zeta)) + z zeta + q zeta^2 / 2``."""
+    code = get_loss(loss).code
+    return lambda zeta: loss_conjugate(code, -(alpha + zeta), y) + z * zeta + 0.5 * q * zeta * zeta
+
+
+def dual_value(problem, alpha):
+    """``-F*(alpha)`` of dp-scd eq. (3): a lower bound on ``min F`` for any feasible alpha."""
+    n, lam = problem.n_samples, problem.lam
+    theta = np.asarray(problem.X.T @ alpha).ravel() / (lam * n)
+    conjugates = [loss_conjugate(problem.loss.code, -a, y) for a, y in zip(alpha, problem.y)]
+    return -np.mean(conjugates) - 0.5 * lam * theta @ theta
+
+
+def plan_of(name, problem, *, epsilon=INF, delta=1e-5, passes=1.0, clip=INF, **options):
+    module = MODULES[name]
+    settings = Settings(epsilon=epsilon, delta=delta, passes=passes, step=1.0, clip=clip)
+    return module.plan(problem, settings, {**module.OPTIONS, **options})
+
+
+# -- the coordinate updates --------------------------------------------------------------------
+
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+def test_closed_form_updates_minimise_the_subproblem(loss):
+    """Against scipy on random instances, including alpha pushed outside the dual domain by noise."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        y = rng.normal() if loss == "squared" else rng.choice([-1.0, 1.0])
+        alpha, z = rng.normal(scale=2.0), rng.normal(scale=2.0)
+        q = rng.choice([0.0, 1e-3, 1.0, 50.0]) if loss == "hinge" else rng.choice([1e-3, 1.0, 50.0])
+        phi = subproblem(loss, alpha, y, z, q)
+        zeta = dual_coordinate_update(get_loss(loss).code, alpha, y, z, q, 1e-4)
+        if loss == "hinge":  # the domain is y (alpha + zeta) in [0, 1]
+            low, high = sorted((-alpha, y - alpha))
+            best = scipy.optimize.minimize_scalar(phi, bounds=(low, high), method="bounded",
+                                                  options={"xatol": 1e-12})
+            assert low - 1e-15 <= zeta <= high + 1e-15
+        else:
+            best = scipy.optimize.minimize_scalar(phi, method="brent", tol=1e-12)
+        assert phi(zeta) <= best.fun + 1e-12 * (1 + abs(best.fun))
+        assert zeta == pytest.approx(best.x, abs=1e-6 * (1 + abs(best.x)))
+
+
+def test_logistic_update_is_one_newton_step():
+    """Inside the box the update is -phi'(0) / phi''(0) (derivatives by finite differences) and decreases phi."""
+    rng = np.random.default_rng(1)
+    code = get_loss("logistic").code
+    h = 1e-5
+    for _ in range(200):
+        y = rng.choice([-1.0, 1.0])
+        alpha = y * rng.uniform(0.05, 0.95)
+        z, q = rng.normal(), rng.choice([0.0, 0.3, 3.0])
+        phi = subproblem("logistic", alpha, y, z, q)
+        slope = (phi(h) - phi(-h)) / (2 * h)
+        curvature = (phi(h) - 2 * phi(0.0) + phi(-h)) / h**2
+        newton = -slope / curvature
+        zeta = dual_coordinate_update(code, alpha, y, z, q, 1e-4)
+        if 1e-4 < y * (alpha + newton) < 1 - 1e-4:
+            assert zeta == pytest.approx(newton, rel=1e-4, abs=1e-7)
+        else:
+            assert min(abs(y * (alpha + zeta) - 1e-4), abs(y * (alpha + zeta) - (1 - 1e-4))) < 1e-15
+        assert phi(zeta) <= phi(0.0) + 1e-12
+
+
+def test_repeated_logistic_newton_steps_reach_the_minimiser_quadratically():
+    """With q = 0 eq. (7) does not depend on the anchor alpha, so repeating the update is Newton's method."""
+    code = get_loss("logistic").code
+    y, z = -1.0, 1.3
+    target = 1.0 / (1.0 + math.exp(y * z))  # t* = sigmoid(-y z)
+    phi = subproblem("logistic", 0.0, y, z, 0.0)
+    best = scipy.optimize.minimize_scalar(phi, bounds=(-1.0, 0.0), method="bounded", options={"xatol": 1e-12})
+    assert y * best.x == pytest.approx(target, abs=1e-8)
+    alpha, errors = y * 1e-4, []
+    for _ in range(40):
+        alpha += dual_coordinate_update(code, alpha, y, z, 0.0, 1e-12)
+        errors.append(abs(y * alpha - target))
+    assert errors[-1] < 1e-15
+    close = [e for e in errors if 1e-12 < e < 1e-2]
+    assert all(after <= 10 * before**2 for before, after in zip(close, close[1:]))
+
+
+# -- the non-private limit ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,loss,batch_size,passes", [
+    ("dp-scd", "squared", 1, 60), ("dp-scd", "squared", 10, 150),
+    ("dp-scd", "logistic", 1, 60), ("dp-scd", "logistic", 10, 150),
+    ("dp-scd", "hinge", 1, 150), ("dp-scd", "hinge", 10, 800),
+    ("seqdp-scd", "squared", 10, 60), ("seqdp-scd", "logistic", 10, 60), ("seqdp-scd", "hinge", 10, 150),
+])
+def test_non_private_limit_is_certified_by_the_duality_gap(name, loss, batch_size, passes):
+    problem = unit_problem(loss)
+    plan = plan_of(name, problem, passes=passes, batch_size=batch_size)
+    theta, snapshots, alpha, v = dp_scd.run_kernel(problem, plan, seed=0)
+    n, lam = problem.n_samples, problem.lam
+    np.testing.assert_allclose(v, problem.X.T @ alpha, atol=1e-12 * (1 + np.abs(v).max()))
+    np.testing.assert_array_equal(theta, v / (lam * n))
+    np.testing.assert_array_equal(snapshots[-1], theta)
+    # F(theta) - D(alpha) with D(alpha) = -F*(alpha) <= F*: certifies the returned theta itself
+    certificate = problem.objective(theta) - dual_value(problem, alpha)
+    assert -1e-12 <= certificate <= 1e-9 * problem.objective(theta)
+
+
+def test_theta_minimises_privcds_ridge_objective_and_the_authors_scaling():
+    """Our F = (1/n) sum (z - y)^2 + (lam/2)||w||^2; the authors' ridge uses (z - y)^2 / 2 with lambda = lam / 2."""
+    problem = unit_problem("squared", lam=0.05)
+    X, y, n, lam = problem.X, problem.y, problem.n_samples, problem.lam
+    run = privcd.fit(problem, "dp-scd", epsilon=INF, delta=1e-5, passes=100, step=1.0, clip=INF, batch_size=1)
+    ours = np.linalg.solve(2 * X.T @ X / n + lam * np.eye(X.shape[1]), 2 * X.T @ y / n)
+    authors = np.linalg.solve(X.T @ X / n + (lam / 2) * np.eye(X.shape[1]), X.T @ y / n)
+    np.testing.assert_allclose(run.w, ours, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours, authors, rtol=1e-12)
+    gradient = problem.gradient(run.w) + lam * run.w
+    assert np.linalg.norm(gradient) < 1e-8
+
+
+def test_numpy_reference_agrees_in_the_non_private_limit():
+    """With L = n every batch is the whole data set, so the kernel and the numpy loop do the same updates."""
+    problem = unit_problem("hinge", n=60)
+    plan = plan_of("dp-scd", problem, passes=30, batch_size=problem.n_samples)
+    theta, _, _, _ = dp_scd.run_kernel(problem, plan, seed=0)
+    np.testing.assert_allclose(numpy_dp_scd.run(problem, plan, seed=1), theta, rtol=1e-10, atol=1e-12)
+
+
+# -- privacy -----------------------------------------------------------------------------------
+
+def release(problem, batch, alpha, v, clip, lam_n, sequential, batch_size):
+    """``[alpha_B; v]`` after the noiseless part of one mini-batch (Algorithm 1 lines 6-11, Algorithm 3 lines 5-10)."""
+    alpha, v = alpha.copy(), v.copy()
+    scale = 1.0 if sequential else float(batch_size)
+    batch_update(*row_arrays(problem), problem.y, problem.row_norms**2, problem.loss.code, lam_n, scale, clip,
+                 1e-4, sequential, batch, len(batch), alpha, v, np.empty(len(batch)))
+    return np.concatenate([alpha[batch], v])
+
+
+def neighbour(problem, k, x, y_k):
+    X, y = problem.X.copy(), problem.y.copy()
+    X[k], y[k] = x, y_k
+    return privcd.Problem(X, y, problem.loss.name, "l2", problem.lam)
+
+
+@pytest.mark.parametrize("name", ["dp-scd", "seqdp-scd"])
+def test_release_sensitivity_on_neighbouring_datasets(name):
+    """Replacing one record changes [alpha_B; v] by at most the sensitivity the noise is scaled to."""
+    sequential = name == "seqdp-scd"
+    rng = np.random.default_rng(2)
+    L = 5
+    worst = 0.0
+    for trial in range(150):
+        loss = LOSSES[trial % 3]
+        problem = unit_problem(loss, n=30, p=6, seed=trial)
+        n, p = problem.n_samples, problem.n_features
+        batch = rng.choice(n, size=L, replace=False)
+        k = batch[rng.integers(L)]
+        x = rng.normal(size=p)
+        x /= np.linalg.norm(x)
+        y_k = rng.normal() if loss == "squared" else -problem.y[k]
+        other = neighbour(problem, k, x, y_k)
+        alpha, v = rng.normal(scale=0.7, size=n), rng.normal(scale=rng.choice([0.01, 1.0, 10.0]), size=p)
+        clip, lam_n = rng.choice([1e-3, 0.1, 1.0]), rng.choice([0.1, 1.0, 10.0])
+        a = release(problem, batch, alpha, v, clip, lam_n, sequential, L)
+        b = release(other, batch, alpha, v, clip, lam_n, sequential, L)
+        if not sequential:  # independent updates: only the replaced record's alpha moves
+            assert np.array_equal(np.delete(a[:L], list(batch).index(k)), np.delete(b[:L], list(batch).index(k)))
+        worst = max(worst, np.linalg.norm(a - b) / MODULES[name].sensitivity(clip, L))
+    assert worst <= 1 + 1e-12
+    if not sequential:
+        assert worst > 0.9
+
+
+def test_dp_scd_sensitivity_is_attained():
+    """Flipping the label of a saturated hinge update moves alpha_k by 2C and v by 2C x_k: 2 sqrt(2) C."""
+    problem = unit_problem("hinge", n=30, p=6)
+    k, clip, L = 3, 0.01, 4
+    batch = np.array([7, k, 11, 20])
+    other = neighbour(problem, k, problem.X[k], -problem.y[k])
+    zeros_n, zeros_p = np.zeros(problem.n_samples), np.zeros(problem.n_features)
+    a = release(problem, batch, zeros_n, zeros_p, clip, 1.0, False, L)
+    b = release(other, batch, zeros_n, zeros_p, clip, 1.0, False, L)
+    assert np.linalg.norm(a - b) == pytest.approx(dp_scd.sensitivity(clip, L), rel=1e-12)
+    assert dp_scd.sensitivity(clip, L) == pytest.approx(2 * math.sqrt(2) * clip)
+
+
+def test_noise_is_added_to_alpha_on_the_batch_and_to_every_entry_of_v():
+    """With C = 0 the updates vanish, so alpha and v hold the noise alone: N(0, std^2) on alpha_B and on v."""
+    problem = unit_problem("squared", n=50, p=7)
+    std, L = 0.37, 5
+    alpha_draws, v_draws = [], []
+    for sequential in (False, True):
+        for seed in range(200):
+            _, _, alpha, v = dp_scd_kernel(*row_arrays(problem), problem.n_features, problem.y, problem.row_norms**2,
+                                           problem.loss.code, problem.lam, 0.0, std, L, 1.0, sequential, 1e-4,
+                                           1, np.array([0, 1]), seed)
+            assert np.count_nonzero(alpha) == L
+            alpha_draws.append(alpha[alpha != 0])
+            v_draws.append(v)
+    for draws in (np.concatenate(alpha_draws), np.concatenate(v_draws)):
+        assert abs(draws.std(ddof=1) / std - 1) < 4 / np.sqrt(2 * len(draws))
+        assert abs(draws.mean()) < 4 * std / np.sqrt(len(draws))
+
+
+def test_noise_std_is_the_multiplier_times_the_lemmas_sensitivity():
+    problem = unit_problem("logistic")
+    L, clip = 8, 0.3
+    plans = {name: plan_of(name, problem, epsilon=1.0, delta=1e-5, passes=3, clip=clip, batch_size=L) for name in MODULES}
+    z = plans["dp-scd"].calibration.noise_multiplier
+    assert plans["seqdp-scd"].calibration.noise_multiplier == z  # same event: L/N sampling, T batches
+    assert plans["dp-scd"].kernel["noise_std"] == pytest.approx(z * 2 * math.sqrt(2) * clip, rel=1e-15)
+    assert plans["seqdp-scd"].kernel["noise_std"] == pytest.approx(z * 2 * clip * math.sqrt(L * (L + 1)), rel=1e-15)
+    ratio = plans["seqdp-scd"].kernel["noise_std"] / plans["dp-scd"].kernel["noise_std"]
+    assert ratio == pytest.approx(math.sqrt(L * (L + 1) / 2)) and ratio > 1
+    assert seqdp_scd.sensitivity(clip, 1) == pytest.approx(dp_scd.sensitivity(clip, 1))
+
+
+@pytest.mark.parametrize("epsilon,delta,L,passes", [(1.0, 1e-5, 20, 5), (0.1, 1e-3, 50, 10), (4.0, 1e-6, 1, 2)])
+def test_calibrated_epsilon_is_at_most_the_target_and_tight(epsilon, delta, L, passes):
+    """Checked with dp-accounting directly: sampled without replacement (L of N), T batches, replace-one."""
+    problem = unit_problem("hinge", n=500)
+    plan = plan_of("dp-scd", problem, epsilon=epsilon, delta=delta, passes=passes, clip=1.0, batch_size=L)
+    T = plan.n_iterations
+    assert T == round(passes * problem.n_samples / L)
+
+    def achieved(z):
+        event = dp_event.SampledWithoutReplacementDpEvent(problem.n_samples, L, dp_event.GaussianDpEvent(z))
+        accountant = rdp.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+        return accountant.compose(event, T).get_epsilon(delta)
+
+    z = plan.calibration.noise_multiplier
+    assert plan.calibration.epsilon <= epsilon
+    assert achieved(z) <= epsilon * (1 + 1e-9)
+    assert achieved(0.99 * z) > epsilon * 0.99
+
+
+# -- storage and determinism -------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["dp-scd", "seqdp-scd"])
+@pytest.mark.parametrize("loss", LOSSES)
+def test_dense_and_sparse_give_the_same_bits(name, loss):
+    dense = unit_problem(loss, n=80, density=0.5)
+    sparse = unit_problem(loss, n=80, density=0.5, sparse=True)
+    a = privcd.fit(dense, name, epsilon=1.0, delta=1e-5, passes=3, step=1.0, clip=0.5, seed=4, batch_size=7)
+    b = privcd.fit(sparse, name, epsilon=1.0, delta=1e-5, passes=3, step=1.0, clip=0.5, seed=4, batch_size=7)
+    assert np.array_equal(a.w, b.w)
+    assert a.history["objective"].equals(b.history["objective"])
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+def test_unnormalised_rows_are_refused_naming_the_norm_and_the_fix():
+    problem = unit_problem("squared")
+    X = problem.X.copy()
+    X[17] *= 1.5
+    bad = privcd.Problem(X, problem.y, "squared", "l2", 0.1)
+    for name in MODULES:
+        with pytest.raises(ValueError, match=r"row of L2 norm 1\.5 \(row 17\).*norm <= 1.*unit norm"):
+            privcd.fit(bad, name, epsilon=1.0, delta=1e-5, passes=1, step=1.0, clip=1.0)
+
+
+@pytest.mark.parametrize("penalty,lam", [("l1", 0.1), (None, 0.0), ("l2", 0.0)])
+def test_penalty_other_than_l2_with_positive_lam_is_refused(penalty, lam):
+    problem = unit_problem("logistic")
+    other = privcd.Problem(problem.X, problem.y, "logistic", penalty, lam)
+    for name in MODULES:
+        with pytest.raises(ValueError, match=f"penalty={penalty!r} with lam={lam!r}.*penalty='l2' and lam > 0"):
+            privcd.fit(other, name, epsilon=1.0, delta=1e-5, passes=1, step=1.0, clip=1.0)
+
+
+@pytest.mark.parametrize("options,match", [
+    (dict(batch_size=201), "batch_size=201 exceeds the number of records n=200"),
+    (dict(batch_size=0), "batch_size=0 must be an integer >= 1"),
+    (dict(box=0.5), "box=0.5 is outside"),
+    (dict(box=0.0), "box=0.0 is outside"),
+    (dict(accountant="pld"), "accountant='pld' is not accepted"),
+])
+def test_bad_options_are_named(options, match):
+    problem = unit_problem("logistic")
+    for name in MODULES:
+        with pytest.raises(ValueError, match=match):
+            privcd.fit(problem, name, epsilon=1.0, delta=1e-5, passes=1, step=1.0, clip=1.0, **options)
+
+
+@pytest.mark.parametrize("name", ["dp-cd", "dp-sgd"])
+def test_primal_methods_refuse_the_non_smooth_hinge_loss(name):
+    problem = unit_problem("hinge")
+    with pytest.raises(ValueError, match="loss='hinge' is not smooth"):
+        privcd.fit(problem, name, epsilon=1.0, delta=1e-5, passes=1, step=0.5, clip=1.0)
