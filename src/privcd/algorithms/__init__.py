@@ -3,9 +3,9 @@
 Adding an algorithm is one module and one entry in ``ALGORITHM_MODULES``; the generic tests in
 ``tests/test_algorithms.py`` then run it.
 """
-from privcd.algorithms import dp_cd, dp_sgd, dp_skgd, dp_scd, seqdp_scd
+from privcd.algorithms import dp_cd, dp_sgd, dp_skgd, dp_gcd, dp_scd, seqdp_scd
 
-ALGORITHM_MODULES = (dp_cd, dp_sgd, dp_skgd, dp_scd, seqdp_scd)
+ALGORITHM_MODULES = (dp_cd, dp_sgd, dp_skgd, dp_gcd, dp_scd, seqdp_scd)
 ALGORITHMS = {module.NAME: module for module in ALGORITHM_MODULES}
 
 

@@ -1,0 +1,149 @@
+"""DP-GCD: differentially private greedy coordinate descent (dp-gcd Algorithm 1; proximal Algorithm 2).
+
+From w = 0, each of the T iterations computes the full clipped gradient
+``g_j = (1/n) sum_i clip(l'(<w, x_i>, y_i) X_ij, C_j)`` with ``C_j = sqrt(M_j / tr(M)) * clip``
+(dp-cd Section 5.1), picks one coordinate by report-noisy-max and takes the step
+``w_j <- prox_{gamma_j psi_j}(w_j - gamma_j (g_j + eta_j))``, ``eta_j ~ Lap(b_j)``, with
+``gamma_j = step / M_j`` (Algorithm 1 line 4 when ``psi = 0``; Algorithm 2 line 4). One pass is one
+iteration (dp-gcd Appendix D): ``T = max(1, round(passes))``. The iterates start at 0 and change
+one coordinate at a time, so they are sparse; ``Run.info["selected"]`` holds the coordinate of
+every iteration and ``Run.info["updated"]`` which coordinates were ever selected.
+
+Selection (option ``rule``)
+---------------------------
+``None`` (default)
+    Algorithm 1's rule ``argmax_j |grad_j F(w) + chi_j| / sqrt(M_j)``, ``chi_j ~ Lap(b'_j)``, when the
+    penalty is smooth (``grad F = g + grad psi``; the step still applies psi through its prox,
+    which has the same fixed points as the gradient step on F and is stable for every ``step``);
+    ``"gs-r"`` when it is not (the rule of dp-gcd Section 5's figures).
+``"gs-s"``, ``"gs-r"``, ``"gs-q"``
+    The proximal rules of Appendix C: ``argmax_j score_j + Lap(b'_j / sqrt(M_j))`` with the scores of
+    :func:`privcd.kernels.dp_gcd.rule_score` (GS-s: distance of ``-g_j`` to ``d psi_j(w_j)`` over
+    ``sqrt(M_j)``; GS-r: ``sqrt(M_j)`` times the length of the prox step with step ``1 / M_j``;
+    GS-q: ``sqrt(2 q_j)`` with ``q_j`` the decrease of the coordinate's quadratic model). The paper
+    writes the noise inside the GS-s and GS-r scores; with a non-smooth psi those scores are flat on
+    whole intervals (the L1 dead zone ``|g_j| <= lam`` at ``w_j = 0``), ties get positive
+    probability and the report-noisy-max argument no longer applies (the chance that every
+    coordinate sits in its dead zone is a product over all p coordinates, whose ratio between
+    neighbouring datasets grows like ``exp(p epsilon' / 2)``). Adding the noise to scores that are
+    ``(1/sqrt(M_j))``-Lipschitz in ``g_j`` keeps each selection a textbook report-noisy-max.
+
+Privacy (dp-gcd Section 4.2 and Appendix A, replace-one neighbours)
+-------------------------------------------------------------------
+Replacing one record changes ``g_j`` by at most ``Delta_j = 2 C_j / n``. Each iteration runs two
+``epsilon'``-DP mechanisms:
+
+* the release of ``g_j + eta_j``: the Laplace mechanism, ``b_j = Delta_j / epsilon'``;
+* the selection: report-noisy-max over scores whose sensitivity is ``Delta_j / sqrt(M_j) =
+  2 clip / (n sqrt(tr M))``, the same for every j. The gradient entries of neighbouring datasets
+  move in arbitrary directions, not all up or all down as the counting queries of Dwork and Roth
+  (2014, Claim 3.9, noise ``Lap(1/epsilon)``), so the Laplace scale is ``b'_j = 2 Delta_j /
+  epsilon'``: fixing the other draws, coordinate j wins when its noise lies in a set (one tail for
+  a score plus noise; two tails for Algorithm 1's ``|g_j + chi_j|``) whose boundary moves by at most
+  ``2 Delta_j`` between neighbours, which changes its probability by at most ``exp(epsilon')``.
+  The paper's ``b'_j = Delta_j / epsilon'`` makes a selection only ``2 epsilon'``-DP
+  (``tests/test_dp_gcd.py`` computes a pair of neighbouring gradients where it fails).
+
+The 2T mechanisms compose by the advanced composition theorem, dp-gcd eq. (2):
+``epsilon = sqrt(4 T log(1/delta)) epsilon' + 2 T epsilon' (exp(epsilon') - 1)``, solved numerically
+for the largest ``epsilon'`` meeting the target (Remark 4.3). ``Run.noise_multiplier`` is the
+release's ``std / sensitivity = sqrt(2) / epsilon'``.
+
+Options
+-------
+rule : {None, "gs-s", "gs-r", "gs-q"}
+    The selection rule (see above).
+checkpoints : int or None
+    Number of evenly spaced checkpoints in the history (default: one per pass).
+"""
+import math
+
+import numpy as np
+
+from privcd import privacy
+from privcd.algorithms.base import (
+    Plan, checkpoint_schedule, coordinate_step_sizes, coordinate_thresholds,
+    default_checkpoint_count, iterations_for,
+)
+from privcd.kernels.dp_gcd import RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, dp_gcd
+from privcd.kernels.layout import column_arrays
+from privcd.validation import check_choice
+
+NAME = "dp-gcd"
+OPTIONS = {"rule": None, "checkpoints": None}
+RULES = {"algorithm-1": RULE_ALGORITHM_1, "gs-s": RULE_GS_S, "gs-r": RULE_GS_R, "gs-q": RULE_GS_Q}
+ACCOUNTANT = "advanced-composition"
+
+
+def iterations_per_pass(problem, options):
+    """One iteration (a full gradient) makes one pass."""
+    return 1.0
+
+
+def selection_rule(problem, rule):
+    """The rule actually used: ``rule``, or Algorithm 1's for a smooth penalty and GS-r otherwise."""
+    check_choice("rule", rule, [None, "gs-s", "gs-r", "gs-q"])
+    if rule is not None:
+        return rule
+    return "algorithm-1" if problem.penalty.smooth else "gs-r"
+
+
+def laplace_scales(thresholds, n_samples, epsilon_per_mechanism):
+    """``(b', b)``: Laplace scales of the selection and of the release, ``2 Delta / epsilon'`` and ``Delta / epsilon'``.
+
+    ``Delta_j = 2 C_j / n`` is the replace-one sensitivity of the clipped gradient entry; see the
+    module docstring.
+    """
+    sensitivity = 2.0 * thresholds / n_samples
+    return 2.0 * sensitivity / epsilon_per_mechanism, sensitivity / epsilon_per_mechanism
+
+
+def plan(problem, settings, options):
+    """Calibrate epsilon' and build the kernel arguments; see the module docstring."""
+    rule = selection_rule(problem, options["rule"])
+    n_iterations = iterations_for(settings.passes, 1.0)
+    M = problem.M
+    thresholds = coordinate_thresholds(M, settings.clip)
+    mechanisms = 2 * n_iterations
+    if settings.private:
+        epsilon_step = privacy.advanced_composition_epsilon_per_step(settings.epsilon, settings.delta,
+                                                                     mechanisms)
+        selection_scale, release_scale = laplace_scales(thresholds, problem.n_samples, epsilon_step)
+        calibration = privacy.Calibration(
+            noise_multiplier=math.sqrt(2.0) / epsilon_step,
+            epsilon=privacy.advanced_composition_epsilon(epsilon_step, settings.delta, mechanisms),
+            delta=settings.delta, accountant=ACCOUNTANT, event=None)
+    else:
+        epsilon_step = math.inf
+        selection_scale = release_scale = np.zeros_like(M)
+        calibration = privacy.Calibration(noise_multiplier=0.0, epsilon=math.inf, delta=settings.delta,
+                                          accountant=None, event=None)
+    count = options["checkpoints"] or default_checkpoint_count(settings.passes, n_iterations)
+    return Plan(
+        n_iterations=n_iterations,
+        iterations_per_pass=1.0,
+        checkpoints=checkpoint_schedule(n_iterations, count),
+        calibration=calibration,
+        kernel=dict(step_sizes=coordinate_step_sizes(M, settings.step), thresholds=thresholds,
+                    selection_scale=selection_scale, release_scale=release_scale, rule=RULES[rule]),
+        info={"rule": rule, "thresholds": thresholds, "mechanisms": mechanisms,
+              "epsilon_per_mechanism": epsilon_step, "selection_scale": selection_scale,
+              "release_scale": release_scale},
+    )
+
+
+def run(problem, plan, seed):
+    """Run the :func:`privcd.kernels.dp_gcd.dp_gcd` kernel from w = 0.
+
+    Returns ``(w, snapshots, extra)`` with ``extra = {"selected": int64 array of the coordinate of
+    each iteration, "updated": bool array of the coordinates ever selected}``.
+    """
+    k = plan.kernel
+    p = problem.n_features
+    w, snapshots, selected = dp_gcd(
+        *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
+        problem.M, k["step_sizes"], k["thresholds"], k["selection_scale"], k["release_scale"], k["rule"],
+        plan.n_iterations, plan.checkpoints, seed, np.zeros(p))
+    updated = np.zeros(p, dtype=bool)
+    updated[selected[selected >= 0]] = True
+    return w, snapshots, {"selected": selected, "updated": updated}

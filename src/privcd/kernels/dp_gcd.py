@@ -1,0 +1,256 @@
+"""DP-GCD kernel: dp-gcd Algorithm 1 and its proximal version (Algorithm 2, Appendix C).
+
+Each iteration computes every clipped gradient entry at the current iterate in one pass over X,
+
+    g_j = (1/n) sum_i clip(l'(<w, x_i>, y_i) X_ij, C_j),
+
+selects one coordinate by report-noisy-max with Laplace noise, releases the chosen entry with fresh
+Laplace noise and takes the step (Alg. 1 line 4 / Alg. 2 line 4)
+
+    w_j <- prox_{gamma_j psi_j}(w_j - gamma_j (g_j + eta_j)),   eta_j ~ Lap(b_j),
+
+which is Algorithm 1's step when ``psi = 0``. The residuals ``z = Xw`` are kept up to date, so an
+iteration costs O(nnz(X)) for the gradient plus O(n) for the derivatives ``l'(z_i, y_i)`` (computed
+once an iteration) and O(nnz of column j) for the update.
+
+Selection rules (``rule``), with ``L_j`` a standard Laplace draw and ``s_j = sel_scale_j`` the
+selection noise scale in gradient units:
+
+``RULE_ALGORITHM_1`` (Alg. 1 line 3, noise inside the absolute value, for a smooth psi)
+    ``argmax_j |g_j + psi_j'(w_j) + s_j L_j| / sqrt(M_j)``;
+``RULE_GS_S``, ``RULE_GS_R``, ``RULE_GS_Q`` (Appendix C, noise added to the score)
+    ``argmax_j score_j + (s_j / sqrt(M_j)) L_j`` with the noise-free scores of
+    :func:`rule_score`.
+
+Every iteration draws p selection Laplace variables and one release variable, whatever the noise
+scales. Each gradient entry is summed over the stored entries of its column in increasing row
+order, so dense and sparse X give bit-identical results.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from privcd.kernels.dispatch import loss_derivative, penalty_prox, penalty_value
+from privcd.kernels.linalg import add_scaled_column, matvec_columns
+from privcd.penalties import l1, l2, none
+
+RULE_ALGORITHM_1 = 0
+RULE_GS_S = 1
+RULE_GS_R = 2
+RULE_GS_Q = 3
+
+
+@njit(cache=True)
+def clipped_gradient(is_sparse, Xf, data, indices, indptr, derivatives, thresholds, out):
+    """``out_j = (1/n) sum_i clip(derivatives_i X_ij, C_j)`` for every j, in one pass over X.
+
+    ``derivatives_i = l'(z_i, y_i)``, so ``derivatives_i X_ij`` is the per-sample j-th gradient entry
+    (dp-cd Section 5.1). Each column is summed sequentially over its stored rows in increasing
+    order (a dense zero adds an exact zero): dense and sparse storage give the same bits. The dense
+    branch sums four columns side by side for instruction-level parallelism.
+    """
+    n = derivatives.shape[0]
+    p = out.shape[0]
+    if is_sparse:
+        for j in range(p):
+            threshold = thresholds[j]
+            total = 0.0
+            for k in range(indptr[j], indptr[j + 1]):
+                term = derivatives[indices[k]] * data[k]
+                term = term if term < threshold else threshold
+                total += term if term > -threshold else -threshold
+            out[j] = total / n
+        return
+    p4 = p - p % 4
+    for j in range(0, p4, 4):
+        c0 = thresholds[j]
+        c1 = thresholds[j + 1]
+        c2 = thresholds[j + 2]
+        c3 = thresholds[j + 3]
+        t0 = 0.0
+        t1 = 0.0
+        t2 = 0.0
+        t3 = 0.0
+        for i in range(n):
+            d = derivatives[i]
+            v0 = d * Xf[i, j]
+            v1 = d * Xf[i, j + 1]
+            v2 = d * Xf[i, j + 2]
+            v3 = d * Xf[i, j + 3]
+            v0 = v0 if v0 < c0 else c0
+            v1 = v1 if v1 < c1 else c1
+            v2 = v2 if v2 < c2 else c2
+            v3 = v3 if v3 < c3 else c3
+            t0 += v0 if v0 > -c0 else -c0
+            t1 += v1 if v1 > -c1 else -c1
+            t2 += v2 if v2 > -c2 else -c2
+            t3 += v3 if v3 > -c3 else -c3
+        out[j] = t0 / n
+        out[j + 1] = t1 / n
+        out[j + 2] = t2 / n
+        out[j + 3] = t3 / n
+    for j in range(p4, p):
+        threshold = thresholds[j]
+        total = 0.0
+        for i in range(n):
+            term = derivatives[i] * Xf[i, j]
+            term = term if term < threshold else threshold
+            total += term if term > -threshold else -threshold
+        out[j] = total / n
+
+
+@njit(cache=True)
+def standard_laplace():
+    """One draw of the standard Laplace distribution (density ``exp(-|x|) / 2``) from numba's generator.
+
+    Inverse CDF of one uniform ``u`` in (0, 1): ``sign(u - 1/2) (-log(2 min(u, 1 - u)))``, written
+    without a data-dependent branch (``1 - u`` is exact for ``u >= 1/2``).
+    """
+    u = np.random.random()
+    while u == 0.0:
+        u = np.random.random()
+    return math.copysign(-math.log(2.0 * min(u, 1.0 - u)), u - 0.5)
+
+
+@njit(cache=True)
+def subgradient_distance(penalty_code, v, w_j, lam):
+    """``min_{xi in d psi_j(w_j)} |v + xi|`` (the GS-s quantity of dp-gcd Appendix C); NaN for an unknown code.
+
+    No penalty: ``|v|``; L2: ``|v + lam w_j|``; L1: ``|v + lam sign(w_j)|`` if ``w_j != 0``,
+    ``max(|v| - lam, 0)`` (distance to ``[-lam, lam]``) if ``w_j = 0``.
+    """
+    if penalty_code == none.CODE:
+        return abs(v)
+    if penalty_code == l2.CODE:
+        return abs(v + lam * w_j)
+    if penalty_code == l1.CODE:
+        if w_j > 0.0:
+            return abs(v + lam)
+        if w_j < 0.0:
+            return abs(v - lam)
+        return max(abs(v) - lam, 0.0)
+    return math.nan
+
+
+@njit(cache=True)
+def rule_score(rule, penalty_code, lam, g, w_j, M_j):
+    """Noise-free greedy score of coordinate j (dp-gcd Appendix C), ``(1/sqrt(M_j))``-Lipschitz in ``g``.
+
+    ``RULE_GS_S`` and ``RULE_ALGORITHM_1``: ``min_{xi in d psi_j(w_j)} |g + xi| / sqrt(M_j)``.
+    ``RULE_GS_R``: ``sqrt(M_j) |prox_{psi_j / M_j}(w_j - g / M_j) - w_j|``.
+    ``RULE_GS_Q``: ``sqrt(2 q)`` with ``q = -min_a (g a + M_j a^2 / 2 + psi_j(w_j + a) - psi_j(w_j))``
+    the model decrease, minimised at ``a = prox_{psi_j / M_j}(w_j - g / M_j) - w_j``. The square root
+    keeps the argmax and makes the score ``(1/sqrt(M_j))``-Lipschitz in ``g`` like the others:
+    ``dq/dg = -a`` and, ``psi_j`` being convex, ``q >= M_j a^2 / 2``. (The paper writes
+    ``argmax_j min_a``, the decrease with its sign flipped; the rule takes the largest decrease.)
+    GS-s and GS-r are Lipschitz because distances and proximal operators are 1-Lipschitz.
+    """
+    if rule == RULE_GS_S or rule == RULE_ALGORITHM_1:
+        return subgradient_distance(penalty_code, g, w_j, lam) / math.sqrt(M_j)
+    step = 1.0 / M_j
+    move = penalty_prox(penalty_code, w_j - g * step, step, lam) - w_j
+    if rule == RULE_GS_R:
+        return math.sqrt(M_j) * abs(move)
+    if rule == RULE_GS_Q:
+        decrease = -(g * move + 0.5 * M_j * move * move
+                     + penalty_value(penalty_code, w_j + move, lam) - penalty_value(penalty_code, w_j, lam))
+        return math.sqrt(2.0 * max(decrease, 0.0))
+    return math.nan
+
+
+@njit(cache=True)
+def noisy_score(rule, penalty_code, lam, g, w_j, M_j, sel_scale_j, laplace_draw):
+    """The report-noisy-max score of coordinate j for one standard Laplace draw.
+
+    Algorithm 1 (dp-gcd Alg. 1 line 3) puts the noise ``chi_j = sel_scale_j L`` inside:
+    ``|g + psi_j'(w_j) + chi_j| / sqrt(M_j)``; the Appendix C rules add ``(sel_scale_j / sqrt(M_j)) L``
+    to :func:`rule_score`.
+    """
+    if rule == RULE_ALGORITHM_1:
+        return rule_score(rule, penalty_code, lam, g + sel_scale_j * laplace_draw, w_j, M_j)
+    return rule_score(rule, penalty_code, lam, g, w_j, M_j) + sel_scale_j / math.sqrt(M_j) * laplace_draw
+
+
+@njit(cache=True)
+def select_coordinate(rule, penalty_code, lam, gradient, w, M, sel_scale, laplace_draws):
+    """``argmax_j`` of :func:`noisy_score` over the coordinates with ``M_j > 0`` (first index on ties).
+
+    Returns -1 when no coordinate has ``M_j > 0`` (X is zero).
+    """
+    best = -math.inf
+    chosen = -1
+    for j in range(w.shape[0]):
+        if M[j] > 0.0:
+            score = noisy_score(rule, penalty_code, lam, gradient[j], w[j], M[j], sel_scale[j],
+                                laplace_draws[j])
+            if score > best:
+                best = score
+                chosen = j
+    return chosen
+
+
+@njit(cache=True)
+def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, M, step_sizes,
+           thresholds, sel_scale, release_scale, rule, n_iterations, checkpoints, seed, w0):
+    """Run DP-GCD for ``n_iterations`` greedy coordinate steps from ``w0``.
+
+    Parameters
+    ----------
+    M, step_sizes, thresholds : ndarray of shape (p,)
+        Coordinate-wise smoothness constants ``M_j``, step sizes ``gamma_j`` and clipping thresholds
+        ``C_j``.
+    sel_scale, release_scale : ndarray of shape (p,)
+        Laplace scales of the selection noise (gradient units) and of the released gradient entry.
+    rule : int
+        ``RULE_ALGORITHM_1``, ``RULE_GS_S``, ``RULE_GS_R`` or ``RULE_GS_Q``.
+    checkpoints : int64 ndarray, increasing
+        Iteration counts at which to record the iterate (0 = before the first step).
+    seed : int
+        Seed of numba's generator.
+
+    Returns
+    -------
+    w : ndarray of shape (p,)
+        The last iterate.
+    snapshots : ndarray of shape (len(checkpoints), p)
+        The iterate at each checkpoint.
+    selected : int64 ndarray of shape (n_iterations,)
+        The coordinate updated at each iteration (-1 if X is zero).
+    """
+    np.random.seed(seed)
+    n = y.shape[0]
+    p = w0.shape[0]
+    w = w0.copy()
+    z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
+    derivatives = np.empty(n)
+    gradient = np.empty(p)
+    draws = np.empty(p)
+    snapshots = np.empty((checkpoints.shape[0], p))
+    selected = np.empty(n_iterations, dtype=np.int64)
+    c = 0
+    for it in range(n_iterations):
+        while c < checkpoints.shape[0] and checkpoints[c] == it:
+            snapshots[c] = w
+            c += 1
+        for i in range(n):
+            derivatives[i] = loss_derivative(loss_code, z[i], y[i])
+        clipped_gradient(is_sparse, Xf, data, indices, indptr, derivatives, thresholds, gradient)
+        for j in range(p):
+            draws[j] = standard_laplace()
+        release_draw = standard_laplace()
+        j = select_coordinate(rule, penalty_code, lam, gradient, w, M, sel_scale, draws)
+        selected[it] = j
+        if j < 0:
+            continue
+        gamma = step_sizes[j]
+        old = w[j]
+        new = penalty_prox(penalty_code, old - gamma * (gradient[j] + release_scale[j] * release_draw),
+                           gamma, lam)
+        if new != old:
+            add_scaled_column(is_sparse, Xf, data, indices, indptr, j, new - old, z)
+            w[j] = new
+    while c < checkpoints.shape[0]:
+        snapshots[c] = w
+        c += 1
+    return w, snapshots, selected
