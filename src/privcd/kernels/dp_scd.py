@@ -23,7 +23,8 @@ variant updates ``alpha`` and ``v`` after every record, so each record sees the 
 A mini-batch costs O(L nnz(row)) for the updates and O(L + p) for the noise. Sums over a row run
 over stored entries in increasing column order, so dense and sparse X give the same bits.
 Every iteration draws its batch and L + p standard normals whatever the noise scale, so runs with
-the same seed visit the same records.
+the same seed visit the same records. Batches are drawn afresh at every iteration (Algorithm 1
+line 5), so the initial shuffle of line 1 changes nothing and is not done.
 """
 import math
 
@@ -45,8 +46,8 @@ def dual_coordinate_update(loss_code, alpha_j, y_j, z_j, q_j, box):
     squared, ``l = (z - y)^2``, ``l*(u) = u^2 / 4 + u y``: closed form
         ``zeta = (2 (y_j - z_j) - alpha_j) / (1 + 2 q_j)``.
     hinge, ``l*(-a) = -a y`` on ``a y`` in [0, 1]: closed form, the unconstrained minimiser
-        ``t = y_j alpha_j + (1 - y_j z_j) / q_j`` clipped to [0, 1] (``q_j = 0``: t = 1 where
-        ``y_j z_j < 1``, 0 where it is above, unchanged at 1).
+        ``t = y_j alpha_j + (1 - y_j z_j) / q_j`` clipped to [0, 1] (``q_j = 0``, a zero row:
+        t = 1 where ``y_j z_j < 1``, 0 where ``y_j z_j > 1``, unchanged where it equals 1).
     logistic, ``l*(-a) = t log t + (1 - t) log(1 - t)``: one Newton step on ``phi_j`` in ``t``
         from ``t0``, the point of the box [box, 1 - box] nearest to ``y_j alpha_j``, and the
         result clipped to that box (dp-scd Section 3: one Newton step; the box keeps the
@@ -54,7 +55,7 @@ def dual_coordinate_update(loss_code, alpha_j, y_j, z_j, q_j, box):
 
     For the classification losses ``zeta = y_j t - alpha_j``: the step lands ``alpha_j + zeta``
     in the conjugate's domain even when noise has pushed ``alpha_j`` out of it (eq. (7) is
-    infinite outside). NaN for an unknown loss code.
+    infinite outside). The caller scales the result to ``[-C, C]``. NaN for an unknown loss code.
     """
     if loss_code == squared.CODE:
         return (2.0 * (y_j - z_j) - alpha_j) / (1.0 + 2.0 * q_j)
