@@ -12,8 +12,8 @@ from scipy import integrate, stats
 import privcd
 from privcd.algorithms import dp_gcd
 from privcd.algorithms.base import Settings, coordinate_thresholds
-from privcd.kernels.dp_gcd import (RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, rule_score,
-                                   select_coordinate, subgradient_distance)
+from privcd.kernels.dp_gcd import (RULE_GS_Q, RULE_GS_R, RULE_GS_S, rule_score, select_coordinate,
+                                   subgradient_distance)
 from privcd.optimum import solve_nonprivate
 from privcd.penalties import PENALTY_MODULES, l1
 from conftest import make_problem

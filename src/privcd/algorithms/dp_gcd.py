@@ -13,8 +13,8 @@ Selection (option ``rule``)
 ---------------------------
 ``None`` (default)
     Algorithm 1's rule ``argmax_j |grad_j F(w) + chi_j| / sqrt(M_j)``, ``chi_j ~ Lap(b'_j)``, when the
-    penalty is smooth (``grad F = g + grad psi``; the step still applies psi through its prox,
-    which has the same fixed points as the gradient step on F and is stable for every ``step``);
+    penalty is smooth (``grad F = g + grad psi``; the step applies psi through its prox, which has
+    the same fixed points as a gradient step on F and needs no step size for psi's curvature);
     ``"gs-r"`` when it is not (the rule of dp-gcd Section 5's figures).
 ``"gs-s"``, ``"gs-r"``, ``"gs-q"``
     The proximal rules of Appendix C: ``argmax_j score_j + Lap(b'_j / sqrt(M_j))`` with the scores of
