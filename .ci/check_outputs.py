@@ -1,0 +1,42 @@
+"""Check a finished workflow run: every expected figure and table exists and is not empty, and the
+aggregated results have the expected columns and no NaN.
+
+    python .ci/check_outputs.py RUN_DIR CONFIG_FILE
+"""
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from privcd.results import AGGREGATED_COLUMNS
+
+
+def main(run_dir, config_file):
+    run_dir = Path(run_dir)
+    config = yaml.safe_load(Path(config_file).read_text())
+    papers = list(config["papers"])
+    expected = [run_dir / "results" / "data" / "notes.md"]
+    for paper in papers:
+        expected += [run_dir / "figures" / paper / f"convergence_{x}.{ext}"
+                     for x in ("passes", "seconds") for ext in ("pdf", "png")]
+        expected += [run_dir / "results" / "tables" / paper / f"{table}_errors.{ext}"
+                     for table in ("final", "tuning") for ext in ("md", "tex")]
+    missing = [str(path) for path in expected if not path.is_file() or path.stat().st_size == 0]
+    if missing:
+        sys.exit(f"missing or empty outputs: {missing}")
+    for paper in papers:
+        for table in ("final", "tuning"):
+            path = run_dir / "results" / "aggregate" / paper / f"{table}.parquet"
+            frame = pd.read_parquet(path)
+            if list(frame.columns) != list(AGGREGATED_COLUMNS):
+                sys.exit(f"{path}: columns {list(frame.columns)}, expected {list(AGGREGATED_COLUMNS)}")
+            if frame.empty or frame.isna().any().any():
+                sys.exit(f"{path}: {len(frame)} rows, NaN in {list(frame.columns[frame.isna().any()])}")
+            print(f"{path}: {len(frame)} rows, {frame.groupby(['problem', 'algorithm']).ngroups} "
+                  f"(problem, algorithm) pairs, no NaN")
+    print(f"{len(expected)} expected figures and tables present")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
