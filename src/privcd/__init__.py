@@ -1,4 +1,5 @@
 """privcd: differentially private coordinate methods for linear models on one numba core."""
+from privcd import numba_cache  # noqa: F401  (first: sets numba's cache directory)
 from privcd.data import dataset_table, load_dataset
 from privcd.fit import fit
 from privcd.optimum import solve_nonprivate
