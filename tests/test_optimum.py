@@ -372,3 +372,19 @@ def test_zero_lam_is_the_unpenalised_problem(loss):
         result = solve_nonprivate(problem)
         assert result.gap <= TOL * result.f_star
         assert abs(result.f_star - unpenalised.f_star) <= result.gap + unpenalised.gap
+
+
+def test_working_set_model_is_solved_exactly_when_singular():
+    """More coordinates than records, and duplicated columns: singular faces, no unique minimiser."""
+    rng = np.random.default_rng(7)
+    A = rng.normal(size=(30, 80))
+    A[:, 40:50] = A[:, :10]
+    hessian = np.ascontiguousarray(A.T @ A / 30)
+    g = A.T @ rng.normal(size=30) * 3.0  # in the range of the Hessian: the model is bounded below
+    lam = 0.05
+    v = optimum._solve_model(PENALTIES["l1"], lam, hessian, g, np.zeros(80), 1e-12)
+    model_grad = g + hessian @ v
+    active = v != 0
+    assert 0 < active.sum() <= 30  # a vertex solution: at most rank-many non-zeros
+    np.testing.assert_allclose(model_grad[active], -lam * np.sign(v[active]), rtol=0, atol=1e-9 * lam)
+    assert np.all(np.abs(model_grad[~active]) <= lam * (1 + 1e-9))

@@ -329,7 +329,22 @@ class _Solver:
         self.problem = problem
         self.state = _State(problem)
         self.rounding_steps = 0
-        self.watch_separation = _may_lack_minimizer(problem)
+        self.f_zero = np.nan
+
+    def watch(self):
+        """Unpenalised problems: stop when the iterate shows that F* is not a usable reference."""
+        problem, state = self.problem, self.state
+        if problem.penalty.name is not None:
+            return
+        if problem.loss.name == "logistic":
+            margins = problem.y * state.z
+            if margins.min() >= 0.0 and margins.max() > 0.0:  # w itself separates the data
+                raise NoMinimizerError(_separation_message(problem, margins > 0.0))
+        elif problem.loss.name == "squared" and state.F <= _NOISE ** 2 * self.f_zero:
+            raise ZeroOptimumError(
+                f"least squares without penalty fits these data exactly (F(w) = {state.F:.3g}, "
+                f"F(0) = {self.f_zero:.3g}): F* = 0 up to rounding and relative errors to it are "
+                "undefined; use penalty='l2' or 'l1' with lam > 0")
 
     def run(self, tol, max_iter):
         problem, state = self.problem, self.state
@@ -338,12 +353,14 @@ class _Solver:
         stalled = None
         for iteration in range(max_iter + 1):
             state.evaluate(w)
-            if self.watch_separation:
-                margins = problem.y * state.z
-                if margins.min() >= 0.0 and margins.max() > 0.0:  # w itself separates the data
-                    raise NoMinimizerError(_separation_message(problem, margins > 0.0))
+            if iteration == 0:
+                self.f_zero = state.F
+            self.watch()
             gap = state.gap()
-            best = min(best, gap / abs(state.F) if state.F != 0.0 else (0.0 if gap == 0.0 else np.inf))
+            relative = gap / abs(state.F) if state.F != 0.0 else (0.0 if gap == 0.0 else np.inf)
+            if relative < 0.8 * best:
+                self.rounding_steps = 0  # steps below F's noise still shrink the gap: not a stall
+            best = min(best, relative)
             if gap <= tol * abs(state.F):
                 f_star = problem.objective(w)  # the shared evaluator; the gap is relative to state.F
                 return NonPrivateOptimum(w, f_star, float(gap + max(f_star - state.F, 0.0)), iteration, self.method)
@@ -512,6 +529,69 @@ def _weighted_gram(X, h):
     return (gram + gram.T) / 2.0
 
 
+def _face_direction(kind, block, active, signs, new, g, hessian, w0, v, lam):
+    """A direction (zero off the active set) for one feature-sign step, or None.
+
+    ``"newton"``: towards the minimiser of q on the orthant face of ``signs`` (None when ``H_AA`` is
+    not positive definite). ``"null"``: the eigenvector of the smallest eigenvalue of ``H_AA``, along
+    which the smooth part is (nearly) flat, oriented so the L1 term does not grow: ``s . d <= 0``,
+    or, when coordinate ``new`` (currently 0) joins with sign ``s_new``, ``d_new s_new > 0`` (with the
+    support optimal, the L1 term then changes at rate ``|d_new| (lam - |grad_new|) < 0``).
+    """
+    direction = np.zeros_like(v)
+    if kind == "newton":
+        try:
+            factor = sla.cho_factor(block, lower=False, check_finite=False)
+        except (sla.LinAlgError, ValueError):
+            return None
+        rest = np.flatnonzero(signs == 0.0)
+        rhs = -g[active] - lam * signs[active] + hessian[np.ix_(active, rest)] @ w0[rest]
+        step = w0[active] + sla.cho_solve(factor, rhs, check_finite=False) - v[active]
+        if not np.all(np.isfinite(step)):
+            return None
+        direction[active] = step
+        return direction
+    null = np.linalg.eigh(block)[1][:, 0]
+    direction[active] = null
+    if new >= 0 and abs(direction[new]) > 1e-8:
+        flip = direction[new] * signs[new] < 0.0
+    else:
+        flip = signs[active] @ null > 0.0
+    return -direction if flip else direction
+
+
+def _best_on_segment(kind, v, direction, grad, hessian, lam, value):
+    """The best point ``v + t d`` among t = 1 (Newton only) and the zero crossings (``(None, value,
+    False)`` if none lowers q; a null step may also keep q while zeroing a coordinate).
+
+    Returns ``(point, q(point), full)``, ``full`` when the point is the face minimiser (t = 1).
+    Along the segment ``q(v + t d) - q(v) = t <grad, d> + t^2 d^T H d / 2 + lam (||v + t d||_1 - ||v||_1)``.
+    """
+    # zero crossings t_j = -v_j / d_j: within the segment (t <= 1) for Newton, anywhere for null
+    towards_zero = (v != 0.0) & (v * direction < 0.0)
+    crossing = np.flatnonzero(towards_zero)
+    steps = -v[crossing] / direction[crossing]
+    if kind == "newton":
+        keep = steps <= 1.0
+        candidates = [(1.0, -1)] + list(zip(steps[keep].tolist(), crossing[keep].tolist()))
+    else:  # a null direction: only up to the first zero crossing
+        candidates = [min(zip(steps.tolist(), crossing.tolist()))] if crossing.size else []
+    slope, curvature = float(grad @ direction), float(direction @ (hessian @ direction))
+    scale = abs(value) + lam * np.abs(v).sum()
+    best, best_value, full = None, value, False
+    for t, j in candidates:
+        point = v + t * direction
+        if j >= 0:
+            point[j] = 0.0
+        # the L1 change summed as differences, which stay exact where no sign changes: near the
+        # optimum the decrease is far below the rounding of lam ||v||_1 itself
+        change = t * slope + 0.5 * t * t * curvature + lam * float(np.sum(np.abs(point) - np.abs(v)))
+        keeps = kind == "null" and change <= 1e-15 * scale
+        if (change < 0.0 or keeps) and (best is None or value + change < best_value):
+            best, best_value, full = point, value + change, j < 0
+    return best, best_value, full
+
+
 def _solve_psd(matrix, rhs):
     """Solve a symmetric positive semi-definite system: Cholesky, else least-norm least squares."""
     try:
@@ -555,8 +635,13 @@ def _feature_sign(code, hessian, g, w0, v, lam, cd_tol):
     minimiser solves ``H_AA (x_A - w0_A) = -g_A - lam s_A + H_{A,T} w0_T`` (x = 0 off A). The step
     goes to the best of that minimiser and the points where a coordinate of the segment towards it
     changes sign (that coordinate set to 0). q decreases strictly, so no sign pattern repeats and
-    the search ends, at the exact minimiser, in finitely many steps (within rounding). CD passes
-    are the fallback when rounding stops the decrease.
+    the search ends, at the exact minimiser, in finitely many steps (within rounding).
+
+    When ``H_AA`` is singular (more active coordinates than records, duplicate columns) the face
+    has no unique minimiser: the step then follows a null direction of ``H_AA``, along which the
+    smooth part is flat, oriented so the L1 term does not grow, to the first coordinate that
+    reaches 0 (as LARS does), so the active set shrinks without q growing. CD passes are the
+    fallback when rounding stops the decrease.
     """
     k = g.shape[0]
     value = _model_value(hessian, g, w0, v, lam)
@@ -564,30 +649,24 @@ def _feature_sign(code, hessian, g, w0, v, lam, cd_tol):
     for _ in range(_FS_STEPS_PER_COORDINATE * k + 10):
         grad = g + hessian @ (v - w0)
         signs = np.sign(v)
+        new = -1
         if exact:
             off = np.flatnonzero(v == 0.0)
             violation = np.abs(grad[off]) - lam
             if off.size == 0 or violation.max() <= 1e-12 * lam:
                 return v
-            j = off[np.argmax(violation)]
-            signs[j] = -np.sign(grad[j])
+            new = off[np.argmax(violation)]
+            signs[new] = -np.sign(grad[new])
         active = np.flatnonzero(signs)
-        rest = np.flatnonzero(signs == 0.0)
-        rhs = -g[active] - lam * signs[active] + hessian[np.ix_(active, rest)] @ w0[rest]
-        target = np.zeros_like(v)
-        target[active] = w0[active] + _solve_psd(hessian[np.ix_(active, active)], rhs)
+        block = hessian[np.ix_(active, active)]
         best, best_value, full = None, value, False
-        if np.all(np.isfinite(target)):
-            direction = target - v
-            crossing = np.flatnonzero((v != 0.0) & (np.sign(target) != np.sign(v)))
-            steps = v[crossing] / (v[crossing] - target[crossing])
-            for t, j in [(1.0, -1)] + list(zip(steps.tolist(), crossing.tolist())):
-                candidate = v + t * direction
-                if j >= 0:
-                    candidate[j] = 0.0
-                candidate_value = _model_value(hessian, g, w0, candidate, lam)
-                if candidate_value < best_value:
-                    best, best_value, full = candidate, candidate_value, j < 0
+        for kind in ("newton", "null"):
+            direction = _face_direction(kind, block, active, signs, new, g, hessian, w0, v, lam)
+            if direction is None:
+                continue
+            best, best_value, full = _best_on_segment(kind, v, direction, grad, hessian, lam, value)
+            if best is not None:
+                break
         if best is None:  # rounding: let CD try, stop if it cannot improve either
             penalized_quadratic_cd(code, lam, hessian, g, w0, v, _CD_GUESS_EPOCHS, cd_tol)
             new_value = _model_value(hessian, g, w0, v, lam)
@@ -596,5 +675,5 @@ def _feature_sign(code, hessian, g, w0, v, lam, cd_tol):
             value, exact = new_value, False
             continue
         exact = full and bool(np.all(np.sign(best[active]) == signs[active]))
-        v, value = best, best_value
+        v, value = best, _model_value(hessian, g, w0, best, lam)
     return v
