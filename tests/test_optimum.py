@@ -127,7 +127,8 @@ def test_unpenalised_logistic_matches_sklearn():
     problem = make_problem("logistic", None, 0.0, n=600, p=6, noise=1.0, density=1.0)
     result = solve_nonprivate(problem)
     assert_certified(problem, result)
-    model = LogisticRegression(C=np.inf, solver="newton-cholesky", fit_intercept=False, tol=1e-14, max_iter=1000)
+    model = LogisticRegression(C=np.inf, solver="newton-cholesky", fit_intercept=False, tol=1e-14,
+                               max_iter=1000)
     w_sklearn = model.fit(problem.X, problem.y).coef_.ravel()
     assert result.f_star <= problem.objective(w_sklearn) + result.gap
     np.testing.assert_allclose(result.w_star, w_sklearn, rtol=1e-5, atol=1e-8)
@@ -284,7 +285,7 @@ def test_result_api():
 
 def test_budget_too_small_raises():
     problem = make_problem("logistic", "l1", 0.02)
-    with pytest.raises(OptimumNotCertifiedError, match=r"max_iter=1 steps ran out; the best certified relative gap"):
+    with pytest.raises(OptimumNotCertifiedError, match=r"max_iter=1 steps ran out; the best certified"):
         solve_nonprivate(problem, max_iter=1)
 
 
@@ -310,8 +311,9 @@ def test_interpolating_least_squares_is_rejected():
         solve_nonprivate(make_problem("squared", None, 0.0, n=30, p=40, density=1.0))
 
 
-@pytest.mark.parametrize("kwargs,match", [({"tol": 0.0}, "tol"), ({"tol": 1.5}, "tol"), ({"tol": "1e-9"}, "tol"),
-                                          ({"max_iter": 0}, "max_iter"), ({"max_iter": 2.5}, "max_iter")])
+@pytest.mark.parametrize("kwargs,match", [({"tol": 0.0}, "tol"), ({"tol": 1.5}, "tol"),
+                                          ({"tol": "1e-9"}, "tol"), ({"max_iter": 0}, "max_iter"),
+                                          ({"max_iter": 2.5}, "max_iter")])
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         solve_nonprivate(make_problem("squared", "l2", 0.1), **kwargs)

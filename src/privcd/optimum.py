@@ -184,10 +184,12 @@ def _without_void_penalty(problem):
 
 def _check_supported(problem):
     if np.isnan(loss_second_derivative(problem.loss.code, 0.0, 1.0)):
-        raise NotImplementedError(f"solve_nonprivate has no second derivative for loss {problem.loss.name!r}; "
+        raise NotImplementedError(f"solve_nonprivate has no second derivative for loss "
+                                  f"{problem.loss.name!r}; "
                                   "add a branch to privcd.kernels.cd_solver.loss_second_derivative")
     if problem.penalty.smooth and problem.penalty.name not in (None, "l2"):
-        raise NotImplementedError(f"solve_nonprivate has no Hessian for smooth penalty {problem.penalty.name!r}")
+        raise NotImplementedError(f"solve_nonprivate has no Hessian for smooth penalty "
+                                  f"{problem.penalty.name!r}")
 
 
 def _may_lack_minimizer(problem):
@@ -199,7 +201,8 @@ def _looks_divergent(problem, result, tol):
     """Whether some record is fitted so well that it may be separated by a direction along which F
     keeps decreasing: on quasi-separable data the gap to ``inf F`` closes while ``||w||`` grows,
     and those records' weights ``alpha_i = -y_i l'(z_i)`` shrink to about ``n tol F`` or below."""
-    alpha = -problem.y * loss_derivatives(problem.loss.code, problem.linear_predictor(result.w_star), problem.y)
+    z = problem.linear_predictor(result.w_star)
+    alpha = -problem.y * loss_derivatives(problem.loss.code, z, problem.y)
     return float(alpha.min()) < max(1e-6, 10.0 * problem.n_samples * tol * abs(result.f_star))
 
 
@@ -255,7 +258,8 @@ class _State:
         self.z = problem.linear_predictor(w)
         loss_derivatives_and_curvatures(self.loss_code, self.z, problem.y, self.u, self.h)
         self.grad = np.asarray(self.X.T @ self.u, dtype=np.float64).ravel() / self.n
-        self.F = data_fit_value(self.loss_code, self.z, problem.y) + penalty_sum(self.penalty_code, w, self.lam)
+        self.F = (data_fit_value(self.loss_code, self.z, problem.y)
+                  + penalty_sum(self.penalty_code, w, self.lam))
 
     def objective_along(self, w, d, dz, t):
         """``F(w + t d)`` from ``z + t dz``."""
@@ -279,7 +283,8 @@ class _State:
             module = MODULES_BY_NAME[name]
             v = -self.grad
             s = module.dual_scaling(v, self.lam)
-            dual = -mean_loss_conjugate(self.loss_code, self.u, s, problem.y) - module.conjugate(s * v, self.lam)
+            dual = (-mean_loss_conjugate(self.loss_code, self.u, s, problem.y)
+                    - module.conjugate(s * v, self.lam))
         if not np.isfinite(dual):
             return np.inf
         # F and D are sums of rounded terms: add a rounding allowance so the bound stays a bound
@@ -364,7 +369,8 @@ class _Solver:
             best = min(best, relative)
             if gap <= tol * abs(state.F):
                 f_star = problem.objective(w)  # the shared evaluator; the gap is relative to state.F
-                return NonPrivateOptimum(w, f_star, float(gap + max(f_star - state.F, 0.0)), iteration, self.method)
+                gap = float(gap + max(f_star - state.F, 0.0))
+                return NonPrivateOptimum(w, f_star, gap, iteration, self.method)
             if iteration == max_iter:
                 break
             w_next = self.step(w)
@@ -386,15 +392,17 @@ class _Solver:
         ``slope`` is the predicted decrease (directional derivative, or the model decrease for the
         proximal step). Once it is below the rounding noise of F, F can no longer tell a good step
         from a bad one; the full (proximal) Newton step is then taken if F does not rise above that
-        noise, and the certificate at the next iterate decides whether it helped.
+        noise, and the certificate at the next iterate decides whether it helped. More than
+        ``_MAX_ROUNDING_STEPS`` such steps without the gap shrinking by 20% (``run`` resets the
+        count) mean the gap sits at its rounding floor: a stall.
         """
         state = self.state
         noise = _NOISE * abs(state.F)
         if abs(slope) <= noise:
             self.rounding_steps += 1
-            if self.rounding_steps <= _MAX_ROUNDING_STEPS and state.objective_along(w, d, dz, 1.0) <= state.F + noise:
-                return w + d
-            return None
+            if self.rounding_steps > _MAX_ROUNDING_STEPS:
+                return None
+            return w + d if state.objective_along(w, d, dz, 1.0) <= state.F + noise else None
         self.rounding_steps = 0
         if not slope < 0.0:
             return None
@@ -450,7 +458,8 @@ class _NewtonSolver(_Solver):
             root = np.sqrt(h)
             kernel = root[:, None] * self.outer * root[None, :] / n
             if ridge > 0.0:
-                # (B^T B + ridge I)^-1 = (I - B^T (ridge I + B B^T)^-1 B) / ridge with B = diag(sqrt h) X / sqrt n
+                # (B^T B + ridge I)^-1 = (I - B^T (ridge I + B B^T)^-1 B) / ridge,
+                # B = diag(sqrt h) X / sqrt n
                 kernel[np.diag_indices_from(kernel)] += ridge
                 b = root * np.asarray(X @ rhs).ravel() / n
                 a = _solve_psd(kernel, b)

@@ -53,10 +53,10 @@ def mean_loss_conjugate(code, u, scale, y):
     return total / u.shape[0]
 
 
-
 @njit(cache=True)
 def prox_gradient_scores(code, lam, w, grad, lipschitz, out):
-    """Optimality violation of each coordinate, ``out_j = sqrt(L_j) |w_j - prox_{psi_j / L_j}(w_j - grad_j / L_j)|``.
+    """Optimality violation of each coordinate j,
+    ``out_j = sqrt(L_j) |w_j - prox_{psi_j / L_j}(w_j - grad_j / L_j)|``.
 
     Zero exactly where coordinate j satisfies its optimality condition; ``out_j^2 / 2`` is about
     the decrease one coordinate step can bring (Gauss-Southwell-Lipschitz scaling), so features of
