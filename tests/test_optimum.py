@@ -15,7 +15,7 @@ from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 
 import privcd
 from privcd import optimum
-from privcd.kernels.cd_solver import loss_second_derivative
+from privcd.kernels.dispatch import loss_second_derivative
 from privcd.kernels.dispatch import loss_derivative
 from privcd.losses import LOSSES
 from privcd.optimum import (NoMinimizerError, OptimumNotCertifiedError, ZeroOptimumError, duality_gap,

@@ -18,6 +18,8 @@ def test_loss_dispatch_reaches_module(module):
         assert dispatch.loss_derivative(module.CODE, z, y) == module.derivative(z, y)
         u = -0.3 * y
         assert dispatch.loss_conjugate(module.CODE, u, y) == module.conjugate(u, y)
+        second = dispatch.loss_second_derivative(module.CODE, z, y)
+        assert second == module.second_derivative(z, y) or (math.isnan(second) and math.isnan(module.second_derivative(z, y)))
 
 
 @pytest.mark.parametrize("module", LOSS_MODULES, ids=lambda m: m.SPEC.name)

@@ -42,10 +42,10 @@ import scipy.sparse.linalg as spla
 from scipy.optimize import linprog
 from threadpoolctl import threadpool_limits
 
-from privcd.kernels.cd_solver import (loss_derivatives_and_curvatures, loss_second_derivative,
-                                      mean_loss_along, mean_loss_conjugate, model_decrease,
+from privcd.kernels.cd_solver import (loss_derivatives_and_curvatures, mean_loss_along, mean_loss_conjugate, model_decrease,
                                       penalized_quadratic_cd, prox_gradient_scores,
                                       restore_dual_feasibility)
+from privcd.kernels.dispatch import loss_second_derivative
 from privcd.kernels.evaluate import data_fit_value, loss_derivatives, penalty_sum
 from privcd.penalties import MODULES_BY_NAME
 from privcd.problem import Problem
@@ -186,7 +186,7 @@ def _check_supported(problem):
     if np.isnan(loss_second_derivative(problem.loss.code, 0.0, 1.0)):
         raise NotImplementedError(f"solve_nonprivate has no second derivative for loss "
                                   f"{problem.loss.name!r}; "
-                                  "add a branch to privcd.kernels.cd_solver.loss_second_derivative")
+                                  "give the loss a second_derivative (privcd.losses.base)")
     if problem.penalty.smooth and problem.penalty.name not in (None, "l2"):
         raise NotImplementedError(f"solve_nonprivate has no Hessian for smooth penalty "
                                   f"{problem.penalty.name!r}")

@@ -8,23 +8,8 @@ import math
 
 from numba import njit
 
-from privcd.kernels.dispatch import loss_conjugate, loss_derivative, loss_value, penalty_prox, penalty_value
-from privcd.losses import logistic, squared
-
-
-@njit(cache=True)
-def loss_second_derivative(code, z, y):
-    """``d^2 l / dz^2 (z, y)`` of the loss with this code (NaN for an unknown code).
-
-    Logistic: ``s (1 - s)`` with ``s = sigmoid(y z)``, which only depends on ``|z|`` for ``|y| = 1``.
-    Squared: 2.
-    """
-    if code == logistic.CODE:
-        e = math.exp(-abs(z))
-        return e / ((1.0 + e) * (1.0 + e))
-    if code == squared.CODE:
-        return 2.0
-    return math.nan
+from privcd.kernels.dispatch import (loss_conjugate, loss_derivative, loss_second_derivative, loss_value,
+                                     penalty_prox, penalty_value)
 
 
 @njit(cache=True)

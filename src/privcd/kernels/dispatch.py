@@ -37,6 +37,18 @@ def loss_derivative(code, z, y):
 
 
 @njit(cache=True)
+def loss_second_derivative(code, z, y):
+    """``d^2 l / dz^2 (z, y)`` of the loss with this code (NaN for an unknown code)."""
+    if code == logistic.CODE:
+        return logistic.second_derivative(z, y)
+    if code == squared.CODE:
+        return squared.second_derivative(z, y)
+    if code == hinge.CODE:
+        return hinge.second_derivative(z, y)
+    return math.nan
+
+
+@njit(cache=True)
 def loss_conjugate(code, u, y):
     """``l*(u, y)`` of the loss with this code (NaN for an unknown code)."""
     if code == logistic.CODE:

@@ -9,6 +9,9 @@ functions of two floats:
     ``l(z, y)``.
 ``derivative(z, y)``
     ``dl/dz (z, y)``; the per-sample gradient is ``derivative(<w, x_i>, y_i) * x_i``.
+``second_derivative(z, y)``
+    ``d^2 l / dz^2 (z, y)`` (NaN where it does not exist), used by the Newton steps of the
+    non-private solver.
 ``conjugate(u, y)``
     the Fenchel conjugate ``l*(u, y) = sup_z u z - l(z, y)`` (``inf`` outside its domain),
     used for the duality gap that certifies the non-private optimum.

@@ -30,6 +30,12 @@ def derivative(z, y):
 
 
 @njit(cache=True)
+def second_derivative(z, y):
+    """Undefined (a Dirac mass at the kink): NaN, so second-order solvers refuse the hinge loss."""
+    return math.nan
+
+
+@njit(cache=True)
 def conjugate(u, y):
     """``l*(u) = u y`` for ``t = -u y`` in [0, 1], ``inf`` elsewhere.
 

@@ -33,6 +33,13 @@ def derivative(z, y):
 
 
 @njit(cache=True)
+def second_derivative(z, y):
+    """``d^2 l / dz^2 = s (1 - s)`` with ``s = sigmoid(y z)``; depends on ``|z|`` only for ``|y| = 1``."""
+    e = math.exp(-abs(z))
+    return e / ((1.0 + e) * (1.0 + e))
+
+
+@njit(cache=True)
 def conjugate(u, y):
     """``l*(u) = t log t + (1 - t) log(1 - t)`` with ``t = -u y`` in [0, 1], ``inf`` elsewhere."""
     t = -u * y

@@ -24,6 +24,12 @@ def derivative(z, y):
 
 
 @njit(cache=True)
+def second_derivative(z, y):
+    """``d^2 l / dz^2 = 2``."""
+    return 2.0
+
+
+@njit(cache=True)
 def conjugate(u, y):
     """``l*(u) = u^2 / 4 + u y``."""
     return 0.25 * u * u + u * y
