@@ -1,0 +1,77 @@
+"""Accountant registry: name -> a fresh dp-accounting ``PrivacyAccountant`` under replace-one neighbours.
+
+``"rdp"``
+    :class:`~privcd.privacy.replace_one_rdp.ReplaceOneRdpAccountant`: dp-accounting's Rényi DP
+    accountant (Mironov 2017; dp-cd Appendix B) with the RDP-to-DP conversion of Canonne, Kamath
+    and Steinke (2020, Proposition 12); reads Gaussian events as documented (see that module).
+    Gaussian compositions and sampling without replacement.
+``"pld"``
+    :class:`dp_accounting.pld.PLDAccountant`: privacy loss distributions (Koskela et al. 2020;
+    Doroshenko et al. 2022), pessimistic, so every epsilon it gives is an upper bound. Gaussian
+    compositions and Poisson sampling.
+``"exact"``
+    :class:`~privcd.privacy.exact_gaussian.ExactGaussianAccountant`: compositions of Gaussians,
+    exactly. Gaussian compositions only.
+
+The PLD accountant discretises privacy losses on a grid of step ``discretization``
+(``value_discretization_interval``). Its epsilon is an upper bound whatever the step; a coarser
+step is faster and looser. How loose depends on the mechanism: with composed Gaussians (which it
+composes analytically) 1e-4 is within 1e-5 of the exact epsilon in 30 ms, but with many
+compositions of a weakly subsampled Gaussian the rounding adds up. Measured on 2 cores, n = 20,000,
+200,000 Poisson steps of rate 1/n (batch 1, 10 passes), delta = 1/n^2, privcd's z = 1 (epsilon
+about 0.1095): step 1e-3 gives 0.45 in 0.02 s, 1e-4 gives 0.14 (0.05 s), 3e-5 0.113
+(0.07 s), 1e-5 0.1099 (0.02 s), 3e-6 0.10955 (0.05 s); at z = 0.35 (epsilon about 0.57), 1e-4 takes
+0.4 s, 1e-5 4.8 s and 3e-6 20 s. No single step is both tight and fast, so privcd tries the steps
+of :data:`PLD_DISCRETIZATIONS` from coarse to fine and stops when refining no longer lowers the
+calibrated noise by more than :data:`PLD_NOISE_TOLERANCE` (:func:`~privcd.privacy.calibrate`) or
+epsilon by more than :data:`PLD_EPSILON_TOLERANCE` (:func:`~privcd.privacy.epsilon_of`).
+"""
+from dp_accounting import pld
+
+from privcd.privacy.events import REPLACE_ONE
+from privcd.privacy.exact_gaussian import ExactGaussianAccountant
+from privcd.privacy.replace_one_rdp import ReplaceOneRdpAccountant
+
+PLD_DISCRETIZATIONS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6)  # coarse to fine
+PLD_DEFAULT_DISCRETIZATION = 1e-4  # dp-accounting's default
+PLD_NOISE_TOLERANCE = 0.002  # calibrate: stop refining when the noise multiplier would drop less
+PLD_EPSILON_TOLERANCE = 0.005  # epsilon_of: stop refining when epsilon drops less
+
+
+def _pld_accountant(discretization=PLD_DEFAULT_DISCRETIZATION):
+    return pld.PLDAccountant(neighboring_relation=REPLACE_ONE, value_discretization_interval=discretization)
+
+
+_FACTORIES = {"rdp": ReplaceOneRdpAccountant, "pld": _pld_accountant, "exact": ExactGaussianAccountant}
+ACCOUNTANTS = tuple(_FACTORIES)
+
+
+def check_accountant(name):
+    """``name`` if it is a registered accountant; ``ValueError`` naming it and the choices otherwise."""
+    if not isinstance(name, str) or name not in _FACTORIES:
+        raise ValueError(f"accountant={name!r} is not a known accountant; expected one of {list(ACCOUNTANTS)}")
+    return name
+
+
+def discretizations(name):
+    """The discretisation steps to try for accountant ``name``, coarse to fine (``(None,)`` when it
+    does not discretise)."""
+    return PLD_DISCRETIZATIONS if check_accountant(name) == "pld" else (None,)
+
+
+def make_accountant(name, discretization=None):
+    """A fresh accountant ``name`` (empty ledger, REPLACE_ONE neighbours).
+
+    Parameters
+    ----------
+    name : {"rdp", "pld", "exact"}
+    discretization : float or None
+        PLD only: ``value_discretization_interval`` (default 1e-4); ``None`` for the others.
+    """
+    factory = _FACTORIES[check_accountant(name)]
+    if discretization is None:
+        return factory()
+    if name != "pld":
+        raise ValueError(f"accountant={name!r} does not discretise; discretization must be None, "
+                         f"got {discretization!r}")
+    return factory(discretization)

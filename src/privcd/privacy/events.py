@@ -1,0 +1,164 @@
+"""privcd's mechanisms as dp-accounting events, and the sensitivity their noise is scaled by.
+
+Convention (all algorithms)
+---------------------------
+Neighbouring datasets differ by replacing one record (replace-one), as in the papers. privcd's
+noise multiplier ``z`` is the noise standard deviation over the replace-one L2 sensitivity of the
+released quantity, ``Delta = sup ||f(D) - f(D')||`` over neighbours (dp-cd Lemma B.7): the kernel
+adds ``N(0, (z Delta)^2 I)``. For a sum of one value of norm ``<= C`` per record (a clipped
+gradient, a clipped gradient coordinate over ``n``), ``Delta = 2 C``: the replaced record's
+value ``v`` may become ``-v`` (:func:`gaussian_sensitivity`).
+
+The events built here hold ``GaussianDpEvent(2 z)``: :class:`dp_accounting.GaussianDpEvent`
+defines its multiplier as ``s / C`` with ``C`` the norm bound of one record's value, which is
+``s / (Delta / 2) = 2 z``. Under replace-one neighbours (dp-accounting 0.6.0, read in its source):
+
+- PLD accountant: ``GaussianDpEvent(w)`` and ``PoissonSampledDpEvent(q, GaussianDpEvent(w))`` go
+  to ``from_gaussian_mechanism(standard_deviation=w, sensitivity=1, sampling_prob=q,
+  neighboring_relation=REPLACE_ONE)``, i.e. ``GaussianPrivacyLoss(adjacency_type=REPLACE)``, whose
+  pair is ``mu_upper(x) = q mu(x + 1) + (1 - q) mu(x)`` and ``mu_lower(x) = q mu(x - 1) +
+  (1 - q) mu(x)`` (``AdditiveNoisePrivacyLoss`` docstring and ``mu_upper_cdf`` /
+  ``mu_lower_log_cdf``): ``sensitivity`` is the norm bound ``C`` of one record's contribution and
+  the two neighbouring outputs are ``2 C`` apart ("the privacy loss distribution for REPLACE
+  adjacency corresponds to the same privacy loss distribution with twice the sensitivity").
+  The PLD accountant reads the events of this module as documented.
+- RDP accountant: reads the multiplier of a Gaussian, alone or sampled without replacement, as
+  ``s / Delta``; :class:`privcd.privacy.replace_one_rdp.ReplaceOneRdpAccountant` halves it first,
+  so the RDP accountant of privcd reads the same events as the same mechanisms.
+- Exact accountant (:mod:`privcd.privacy.exact_gaussian`): reads them as documented.
+
+So for every accountant and both samplings, the kernel's noise standard deviation is
+``z * Delta``, with ``Delta`` from :func:`gaussian_sensitivity` /
+:func:`subsampled_gaussian_sensitivity`.
+"""
+import dp_accounting
+from dp_accounting import dp_event
+
+from privcd.validation import check_choice, check_number, check_positive, check_positive_int
+
+REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
+DISTANCE_PER_NORM_BOUND = 2.0  # replace-one: two records of norm <= C are up to 2 C apart
+SAMPLINGS = ("without-replacement", "poisson")
+_SAMPLED_EVENTS = {dp_event.SampledWithoutReplacementDpEvent: "without-replacement",
+                   dp_event.PoissonSampledDpEvent: "poisson"}
+
+
+def gaussian_sensitivity(bound):
+    """Replace-one L2 sensitivity of a sum with one value of norm ``<= bound`` per record.
+
+    ``Delta = 2 bound``: replacing a record turns its value ``v`` into any ``v'`` with
+    ``||v'|| <= bound``, and ``||v - v'|| <= 2 bound`` is attained at ``v' = -v``. DP-CD releases
+    ``(1/n) sum_i clip(g_ij, C_j)`` (dp-cd Algorithm 1 line 7), so ``bound = C_j / n`` and
+    ``Delta_j = 2 C_j / n`` (dp-cd Theorem 3.1's ``Delta(grad_j f) <= 2 L_j / n``). The kernel's
+    noise standard deviation is ``noise_multiplier * Delta`` for :func:`gaussian_composition_event`.
+    """
+    return DISTANCE_PER_NORM_BOUND * check_positive("bound", bound)
+
+
+def subsampled_gaussian_sensitivity(clip, sampling):
+    """Replace-one L2 sensitivity of the summed clipped gradients of one batch: ``2 clip``.
+
+    The same for both samplings: the batches of neighbouring datasets are coupled to hold the same
+    positions, so the sums differ by ``g_i - g_i'`` (when position ``i`` is drawn), of norm at
+    most ``2 clip``. The kernel's noise standard deviation is ``noise_multiplier * 2 clip`` for
+    :func:`subsampled_gaussian_event`, and that is what its event tells each accountant: RDP
+    (without replacement) reads ``noise std / (2 clip)`` after privcd's halving, PLD (Poisson)
+    reads ``noise std / clip`` with neighbouring means ``+clip`` and ``-clip``, 2 clip apart (see
+    the module docstring for the source lines).
+
+    Parameters
+    ----------
+    clip : float
+        Per-sample gradient clipping norm ``C > 0``.
+    sampling : {"without-replacement", "poisson"}
+        How batches are drawn (checked).
+    """
+    check_choice("sampling", sampling, SAMPLINGS)
+    return gaussian_sensitivity(check_positive("clip", clip))
+
+
+def _gaussian(noise_multiplier):
+    """``GaussianDpEvent`` with dp-accounting's multiplier ``s / C = 2 z`` for privcd's ``z``."""
+    z = check_number("noise_multiplier", noise_multiplier, low=0.0, low_open=False)
+    return dp_event.GaussianDpEvent(DISTANCE_PER_NORM_BOUND * z)
+
+
+def gaussian_composition_event(noise_multiplier, steps):
+    """``steps`` adaptively composed Gaussian releases, no subsampling: DP-CD.
+
+    dp-cd Algorithm 1 releases ``T K`` gradient coordinates, each with the Gaussian mechanism
+    ``grad_j f(theta) + N(0, sigma_j^2)``, ``sigma_j = z Delta_j``; they compose adaptively
+    (dp-cd Appendix B, Lemma B.9 and Theorem B.5), each being ``(alpha, alpha / (2 z^2))``-RDP
+    (Lemma B.7) whatever the coordinate.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        ``z = sigma_j / Delta_j >= 0`` (0: no noise, epsilon = inf).
+    steps : int
+        Number of releases ``T K >= 1``.
+
+    Returns
+    -------
+    dp_accounting.SelfComposedDpEvent
+        ``steps`` times ``GaussianDpEvent(2 z)`` (dp-accounting's ``s / C``; module docstring).
+    """
+    return dp_event.SelfComposedDpEvent(_gaussian(noise_multiplier), check_positive_int("steps", steps))
+
+
+def subsampled_gaussian_event(noise_multiplier, steps, *, batch_size, n, sampling):
+    """``steps`` releases of a subsampled Gaussian sum: DP-SGD (dp-gcd Section 5).
+
+    Each step sums the clipped per-sample gradients of a batch and adds ``N(0, (z 2 C)^2 I)``
+    (:func:`subsampled_gaussian_sensitivity`), with the batch drawn
+
+    - ``"without-replacement"``: ``batch_size`` distinct records uniformly at random, independently
+      across steps (``SampledWithoutReplacementDpEvent``; RDP accounting of Wang, Balle and
+      Kasiviswanathan 2019, Theorem 27, as the dp-gcd experiments cite for DP-SGD), or
+    - ``"poisson"``: each record independently with probability ``q = batch_size / n``
+      (``PoissonSampledDpEvent``; PLD accounting under replace-one).
+
+    The kernel must draw batches exactly this way. dp-accounting 0.6.0 supports under replace-one
+    only RDP for the first and only PLD for the second; :func:`privcd.privacy.calibrate` names an
+    unsupported pair.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        ``z = noise std / (2 C) >= 0``.
+    steps : int
+        Number of steps ``>= 1``.
+    batch_size : int
+        ``b`` with ``1 <= b <= n`` (the expected batch size for Poisson sampling).
+    n : int
+        Number of records.
+    sampling : {"without-replacement", "poisson"}
+    """
+    steps = check_positive_int("steps", steps)
+    n = check_positive_int("n", n)
+    batch_size = check_positive_int("batch_size", batch_size)
+    if batch_size > n:
+        raise ValueError(f"batch_size={batch_size} exceeds the number of records n={n}")
+    check_choice("sampling", sampling, SAMPLINGS)
+    gaussian = _gaussian(noise_multiplier)
+    if sampling == "poisson":
+        sampled = dp_event.PoissonSampledDpEvent(sampling_probability=batch_size / n, event=gaussian)
+    else:
+        sampled = dp_event.SampledWithoutReplacementDpEvent(source_dataset_size=n, sample_size=batch_size,
+                                                            event=gaussian)
+    return dp_event.SelfComposedDpEvent(sampled, steps)
+
+
+def describe(event):
+    """Short name of what ``event`` is made of, for error messages: the sampling of its first
+    sampled sub-event (``"sampling='poisson'"``), else its class name."""
+    pending = [event]
+    while pending:
+        current = pending.pop(0)
+        if type(current) in _SAMPLED_EVENTS:
+            return f"sampling={_SAMPLED_EVENTS[type(current)]!r}"
+        if isinstance(current, dp_event.SelfComposedDpEvent):
+            pending.append(current.event)
+        elif isinstance(current, dp_event.ComposedDpEvent):
+            pending.extend(current.events)
+    return type(event).__name__
