@@ -1,0 +1,223 @@
+"""Noise calibration: the smallest noise multiplier meeting a target (epsilon, delta), and the
+epsilon of an event.
+
+The noise multiplier ``z`` of a mechanism family ``make_event(z)`` (built with
+:mod:`privcd.privacy.events`) is found by :func:`dp_accounting.calibrate_dp_mechanism`, which
+returns a ``z`` within ``tol`` of the smallest one and whose epsilon is ``<= target`` by
+construction. privcd first brackets the root by doubling or halving ``z`` from 1, then passes the
+bracket and ``tol`` = :data:`RELATIVE_TOLERANCE` times its lower end: epsilon falls in ``z`` at
+least as fast as ``1 / z`` in the regimes of privcd, so the achieved epsilon lies within a few
+tenths of a percent below the target (the tests require 1%).
+
+For the PLD accountant, whose epsilon is looser on coarser grids, the calibration is repeated on
+the finer grids of :data:`~privcd.privacy.accountants.PLD_DISCRETIZATIONS`, each starting from
+the previous ``z``, until a finer grid would lower ``z`` by less than
+:data:`~privcd.privacy.accountants.PLD_NOISE_TOLERANCE` (predicted from the epsilon it saves at
+the current ``z`` and the slope of ``log epsilon`` against ``log z`` across the last bracket).
+Measured on 2 cores, n = 20,000, delta = 1/n^2, Poisson sampling: batch 256 for 10 passes
+(7,800 steps) calibrates in 0.1 s; batch 1 for 10 passes (200,000 steps) in about 5 s at
+epsilon = 1 (noise 0.7% below that of the coarsest grid) and 3 s at epsilon = 0.1 (the coarsest
+grid would have asked for 17 times more noise).
+"""
+import functools
+import importlib.metadata
+import math
+from dataclasses import dataclass
+
+import dp_accounting
+
+from privcd.privacy.accountants import (ACCOUNTANTS, PLD_EPSILON_TOLERANCE, PLD_NOISE_TOLERANCE, check_accountant,
+                                        discretizations, make_accountant)
+from privcd.privacy.events import describe
+from privcd.validation import check_number, check_positive
+
+RELATIVE_TOLERANCE = 1e-3  # on the noise multiplier
+PROBE = 1.0  # noise multiplier at which a mechanism family is identified for the cache
+_FIRST_STEP = 2.0  # bracketing factor from z = 1
+_REFINE_STEP = 1.25  # bracketing factor from the previous discretisation level's z
+_MAX_BRACKET_STEPS = 100
+_DP_ACCOUNTING = importlib.metadata.version("dp-accounting")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A calibrated noise multiplier and the privacy it achieves.
+
+    Attributes
+    ----------
+    noise_multiplier : float
+        ``z``: noise standard deviation over the replace-one L2 sensitivity of each release
+        (:mod:`privcd.privacy.events`); 0 for ``epsilon = inf``.
+    epsilon : float
+        Achieved epsilon, ``<= target``, computed by a fresh accountant.
+    delta : float or None
+        ``None`` only for an uncalibrated ``epsilon = inf`` run without a delta.
+    accountant : str or None
+        Registry name of the accountant that certified ``epsilon``.
+    event : dp_accounting.DpEvent or None
+        The whole run, ``make_event(noise_multiplier)``.
+    """
+
+    noise_multiplier: float
+    epsilon: float
+    delta: float
+    accountant: str | None
+    event: object
+
+
+def _check_delta(delta):
+    return check_number("delta", delta, low=0.0, high=1.0)
+
+
+def _check_supported(event, accountant):
+    """``ValueError`` naming the accountant and the event kind when ``accountant`` cannot read ``event``."""
+    if make_accountant(accountant).supports(event):
+        return
+    able = [name for name in ACCOUNTANTS if make_accountant(name).supports(event)]
+    raise ValueError(f"accountant={accountant!r} does not support {describe(event)} under replace-one "
+                     f"neighbours (dp-accounting {_DP_ACCOUNTING}); accountants that do: {able}")
+
+
+class _EpsilonCurve:
+    """``z -> epsilon(make_event(z), delta)`` with one accountant setting, memoised."""
+
+    def __init__(self, make_event, delta, accountant, discretization):
+        self.make_event = make_event
+        self.delta = delta
+        self.accountant = accountant
+        self.discretization = discretization
+        self._values = {}
+
+    def fresh_accountant(self):
+        return make_accountant(self.accountant, self.discretization)
+
+    def __call__(self, z):
+        if z not in self._values:
+            self._values[z] = self.fresh_accountant().compose(self.make_event(z)).get_epsilon(self.delta)
+        return self._values[z]
+
+
+def _bracket(curve, target, start, factor):
+    """``(lower, upper)`` with ``curve(lower) > target >= curve(upper)`` and ``upper = factor lower``,
+    stepping geometrically from ``start`` (upwards while the noise is too small, else downwards)."""
+    z = start
+    if curve(z) > target:
+        for _ in range(_MAX_BRACKET_STEPS):
+            lower, z = z, z * factor
+            if curve(z) <= target:
+                return lower, z
+    else:
+        for _ in range(_MAX_BRACKET_STEPS):
+            upper, z = z, z / factor
+            if curve(z) > target:
+                return z, upper
+    raise RuntimeError(f"no noise multiplier between {start / factor**_MAX_BRACKET_STEPS:g} and "
+                       f"{start * factor**_MAX_BRACKET_STEPS:g} brackets epsilon={target}")
+
+
+def _calibrate(make_event, epsilon, delta, accountant):
+    if math.isinf(epsilon):
+        return Calibration(0.0, math.inf, delta, accountant, make_event(0.0))
+    start, factor, found = PROBE, _FIRST_STEP, None
+    for discretization in discretizations(accountant):
+        curve = _EpsilonCurve(make_event, delta, accountant, discretization)
+        if found is not None:
+            # Relative noise saved by this finer grid, predicted from the epsilon it saves at the
+            # current z and the slope of log epsilon against log z across the last bracket.
+            saving = math.log(found.epsilon / curve(found.noise_multiplier)) / slope
+            if saving <= PLD_NOISE_TOLERANCE:
+                break
+            start, factor = found.noise_multiplier, _REFINE_STEP
+        lower, upper = _bracket(curve, epsilon, start, factor)
+        slope = math.log(curve(lower) / curve(upper)) / math.log(upper / lower)
+        z = dp_accounting.calibrate_dp_mechanism(
+            curve.fresh_accountant, make_event, epsilon, delta,
+            bracket_interval=dp_accounting.ExplicitBracketInterval(lower, upper), tol=RELATIVE_TOLERANCE * lower)
+        achieved = curve(z)
+        if achieved > epsilon:  # calibrate_dp_mechanism's contract; the accountants are deterministic
+            raise RuntimeError(f"calibrated z={z} gives epsilon={achieved} > target {epsilon}")
+        found = Calibration(z, achieved, delta, accountant, make_event(z))
+    return found
+
+
+class _Family:
+    """A mechanism family ``make_event``, equal to another when both give the same event at ``PROBE``."""
+
+    def __init__(self, make_event, probe_event):
+        self.make_event = make_event
+        self.probe_event = probe_event
+
+    def __eq__(self, other):
+        return self.probe_event == other.probe_event
+
+    def __hash__(self):
+        return hash(self.probe_event)
+
+
+@functools.lru_cache(maxsize=1024)
+def _calibrate_cached(family, epsilon, delta, accountant):
+    return _calibrate(family.make_event, epsilon, delta, accountant)
+
+
+def calibrate(make_event, *, epsilon, delta, accountant):
+    """The smallest noise multiplier whose run satisfies (epsilon, delta)-DP under replace-one neighbours.
+
+    Parameters
+    ----------
+    make_event : callable
+        ``z -> dp_accounting.DpEvent`` of the whole run, e.g.
+        ``lambda z: gaussian_composition_event(z, steps)``; epsilon must decrease in ``z``.
+    epsilon : float
+        Target, ``> 0``; ``inf`` gives ``noise_multiplier = 0`` (no privacy).
+    delta : float or None
+        In ``(0, 1)``; may be ``None`` only with ``epsilon = inf``.
+    accountant : {"rdp", "pld", "exact"}
+        See :mod:`privcd.privacy.accountants`; it must support the event (``ValueError`` otherwise,
+        e.g. ``"rdp"`` with Poisson sampling).
+
+    Returns
+    -------
+    Calibration
+        ``epsilon`` is the achieved epsilon (``<= target``, within about 0.5% of it) computed by a
+        fresh accountant; ``event`` is ``make_event(noise_multiplier)``.
+
+    Notes
+    -----
+    Results are cached in-process by the family's event at ``z = 1`` and the targets; a cached
+    calibration is returned only if ``make_event`` gives exactly its event at its ``z``, so the
+    epsilon it certifies is the epsilon of this very run.
+    """
+    epsilon = check_positive("epsilon", epsilon, allow_inf=True)
+    if not (delta is None and math.isinf(epsilon)):
+        delta = _check_delta(delta)
+    check_accountant(accountant)
+    probe = make_event(PROBE)
+    _check_supported(probe, accountant)
+    try:
+        family = _Family(make_event, probe)
+        hash(family)
+    except TypeError:  # an event holding a list (ComposedDpEvent) is not hashable: no caching
+        return _calibrate(make_event, epsilon, delta, accountant)
+    found = _calibrate_cached(family, epsilon, delta, accountant)
+    if make_event(found.noise_multiplier) == found.event:
+        return found
+    return _calibrate(make_event, epsilon, delta, accountant)
+
+
+def epsilon_of(event, delta, accountant):
+    """Epsilon of ``event`` at ``delta`` with accountant ``accountant`` (replace-one neighbours).
+
+    For the PLD accountant, the discretisation is refined until epsilon improves by less than
+    :data:`~privcd.privacy.accountants.PLD_EPSILON_TOLERANCE`; the smallest value seen (each is
+    an upper bound) is returned.
+    """
+    delta = _check_delta(delta)
+    check_accountant(accountant)
+    _check_supported(event, accountant)
+    best = math.inf
+    for discretization in discretizations(accountant):
+        value = make_accountant(accountant, discretization).compose(event).get_epsilon(delta)
+        if math.isinf(value) or best - value <= PLD_EPSILON_TOLERANCE * value:
+            return min(best, value)
+        best = value
+    return best
