@@ -5,29 +5,52 @@
 #
 #   .ci/slurm_smoke.sh LOCAL_RUN_DIR [WORK_DIR]
 #
-# LOCAL_RUN_DIR is the --directory of a finished local smoke run. Needs root (apt-get, daemons).
-# Installs slurm-wlm and munge if missing, starts munged, slurmctld and slurmd with a private
-# config under WORK_DIR (default: a new temporary directory), runs the smoke config with
-# --executor slurm there, compares, and stops the daemons it started by their PID files, also on
-# failure. Uses the snakemake on PATH (the job scripts re-run snakemake inside the allocation, so
-# the virtual environment must be on PATH when submitting).
+# LOCAL_RUN_DIR is the --directory of a finished local smoke run. Needs root (apt-get, daemons)
+# and no existing /etc/slurm/slurm.conf (it never touches a real cluster's configuration).
+# Installs slurm-wlm and munge if missing, writes /etc/slurm/slurm.conf, starts munged (unless
+# running), slurmctld and slurmd, runs the smoke config with --executor slurm in WORK_DIR/run
+# (default WORK_DIR: a new temporary directory), compares, then stops the daemons it started by
+# their PID files and removes the config, also on failure. Uses the snakemake on PATH: the job
+# scripts re-run snakemake inside the allocation, so the virtual environment must be on PATH.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 LOCAL_RUN="$(cd "$1" && pwd)"
 WORK="${2:-$(mktemp -d /tmp/privcd-slurm.XXXXXX)}"
-MIRROR="${PRIVCD_DATA_MIRROR:-$ROOT/../shared/datasets}"
+MIRROR="${PRIVCD_DATA_MIRROR:-$(cd "$ROOT/.." && pwd)/shared/datasets}"
 mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
+STATE="$WORK/slurm"
+# The job steps (srun inside each allocation) read the default location, whatever $SLURM_CONF says.
+CONF=/etc/slurm/slurm.conf
+if [[ -e $CONF ]]; then
+    echo "$CONF exists: this script starts its own cluster and will not overwrite it" >&2
+    exit 1
+fi
 
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
 fi
 
-STATE="$WORK/slurm"
-mkdir -p "$STATE/ctld" "$STATE/d" "$STATE/log"
-export SLURM_CONF="$STATE/slurm.conf"
-cat >"$SLURM_CONF" <<CONF
+PIDFILES=()
+cleanup() {
+    local status=$?
+    for pidfile in "${PIDFILES[@]}"; do
+        if [[ -s "$pidfile" ]]; then
+            kill "$(cat "$pidfile")" 2>/dev/null || true
+        fi
+    done
+    rm -f "$CONF"
+    if [[ $status -ne 0 ]]; then
+        echo "SLURM smoke run failed (exit $status); daemon logs:" >&2
+        tail -n 20 "$STATE"/log/*.log >&2 || true
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+
+mkdir -p "$STATE/ctld" "$STATE/d" "$STATE/log" /etc/slurm
+cat >"$CONF" <<CONF
 ClusterName=privcd-ci
 SlurmctldHost=localhost
 AuthType=auth/munge
@@ -55,22 +78,6 @@ NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$(( $(free -m | a
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
 
-PIDFILES=()
-stop_daemons() {
-    local status=$?
-    for pidfile in "${PIDFILES[@]}"; do
-        if [[ -s "$pidfile" ]]; then
-            kill "$(cat "$pidfile")" 2>/dev/null || true
-        fi
-    done
-    if [[ $status -ne 0 ]]; then
-        echo "slurm smoke run failed (exit $status); daemon logs:" >&2
-        tail -n 20 "$STATE"/log/*.log >&2 || true
-    fi
-    exit $status
-}
-trap stop_daemons EXIT
-
 MUNGE_PID=/run/munge/munged.pid
 if ! { [[ -s $MUNGE_PID ]] && kill -0 "$(cat $MUNGE_PID)" 2>/dev/null; }; then
     mkdir -p /run/munge /var/log/munge /var/lib/munge
@@ -78,11 +85,10 @@ if ! { [[ -s $MUNGE_PID ]] && kill -0 "$(cat $MUNGE_PID)" 2>/dev/null; }; then
     runuser -u munge -- /usr/sbin/munged
     PIDFILES+=("$MUNGE_PID")
 fi
-/usr/sbin/slurmctld -f "$SLURM_CONF"
+/usr/sbin/slurmctld
 PIDFILES+=("$STATE/slurmctld.pid")
-/usr/sbin/slurmd -f "$SLURM_CONF" -N localhost
+/usr/sbin/slurmd -N localhost  # the hostname is not localhost: name the node
 PIDFILES+=("$STATE/slurmd.pid")
-
 for _ in $(seq 60); do
     if sinfo -h -N -o "%t" 2>/dev/null | grep -qE "^(idle|mix|alloc)"; then break; fi
     sleep 1
@@ -94,6 +100,6 @@ snakemake --executor slurm --workflow-profile "$ROOT/workflow/profiles/slurm" \
     --snakefile "$ROOT/Snakefile" --directory "$WORK/run" \
     --configfile "$ROOT/config/smoke.yaml" --replace-workflow-config \
     --config data_mirror="$MIRROR" --jobs 4
-echo "slurm smoke run: $(( $(date +%s) - start )) s"
+echo "SLURM smoke run: $(( $(date +%s) - start )) s"
 
 python "$ROOT/.ci/compare_runs.py" "$LOCAL_RUN" "$WORK/run"
