@@ -2,13 +2,14 @@
 the relative error (F - F*) / F*."""
 import json
 import logging
+from pathlib import Path
 
 import pandas as pd
 
 from privcd.results import final_checkpoints, merge, read_parquets, with_relative_error, write_parquet
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
-optima = pd.DataFrame([json.load(open(path)) for path in snakemake.input.optima])
+optima = pd.DataFrame([json.loads(Path(path).read_text()) for path in snakemake.input.optima])
 final = with_relative_error(merge([read_parquets(snakemake.input.final)]), optima)
 tuning = with_relative_error(final_checkpoints(merge([read_parquets(snakemake.input.tune)])), optima)
 write_parquet(final, snakemake.output.final)

@@ -1,6 +1,5 @@
 """Selection of the best configuration and the relative error, on tidy results tables."""
 import numpy as np
-import pandas as pd
 
 from privcd.results.table import GROUP_COLUMNS, check_columns
 
@@ -8,7 +7,7 @@ from privcd.results.table import GROUP_COLUMNS, check_columns
 def final_checkpoints(frame):
     """The last checkpoint of every run (one row per run)."""
     check_columns(frame, ("checkpoint",) + GROUP_COLUMNS)
-    runs = [column for column in ("paper", "problem", "algorithm", "configuration", "stage", "repetition")]
+    runs = ["paper", "problem", "algorithm", "configuration", "stage", "repetition"]
     last = frame.groupby(runs, sort=False)["checkpoint"].transform("max")
     return frame[frame["checkpoint"] == last].reset_index(drop=True)
 

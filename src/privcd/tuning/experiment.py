@@ -28,7 +28,6 @@ from privcd.tuning.chunks import chunk_count, group_by_privacy
 from privcd.tuning.grid import expand
 
 REQUIRED_PARAMETERS = ("passes", "step", "clip")
-SELECTABLE = ("epsilon", "passes", "step", "clip")
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,6 @@ class Study:
     problem: ProblemSpec
     name: str
     algorithm: str
-    grid: dict
     tune_runs: int
     final_runs: int
     select_by: tuple
@@ -180,7 +178,7 @@ class Experiment:
         # the cache key keeps the grid's key order, which sets the order of the product
         configurations = _configurations(json.dumps({"epsilon": list(problem.epsilon),
                                                      "delta": problem.delta, **grid}))
-        return Study(problem=problem, name=name, algorithm=module.NAME, grid=grid,
+        return Study(problem=problem, name=name, algorithm=module.NAME,
                      tune_runs=int(block["runs"]["tune"]), final_runs=int(block["runs"]["final"]),
                      select_by=tuple(block["select_by"]), chunk_size=int(self.config["chunk_size"]),
                      configurations=configurations)
