@@ -116,26 +116,34 @@ def _bracket(curve, target, start, factor):
                        f"{start * factor**_MAX_BRACKET_STEPS:g} brackets epsilon={target}")
 
 
+def _noise_saving(bracket, finer, found):
+    """Relative noise a finer grid would save: the relative epsilon it saves at the current ``z``
+    over the slope of ``log epsilon`` against ``log z`` across the coarser grid's ``bracket``."""
+    coarse, lower, upper = bracket
+    if coarse(upper) == 0:
+        return 0.0
+    slope = math.log(coarse(lower) / coarse(upper)) / math.log(upper / lower)
+    return math.log(found.epsilon / finer(found.noise_multiplier)) / slope
+
+
 def _calibrate(make_event, epsilon, delta, accountant):
     if math.isinf(epsilon):
         return Calibration(0.0, math.inf, delta, accountant, make_event(0.0))
-    start, factor, found = PROBE, _FIRST_STEP, None
+    start, factor = PROBE, _FIRST_STEP
     if accountant != "exact" and make_accountant("exact").supports(make_event(PROBE)):
         # A composition of Gaussians: its exact epsilon is below every accountant's, so the exact
         # noise (milliseconds) is a lower bound to start from, and the PLD accountant is never
         # asked about the far lower noises where its grid is huge (minutes for 1e5 Gaussians).
         start, factor = _calibrate(make_event, epsilon, delta, "exact").noise_multiplier, _REFINE_STEP
+    found = bracket = None
     for discretization in discretizations(accountant):
         curve = _EpsilonCurve(make_event, delta, accountant, discretization)
         if found is not None:
-            # Relative noise saved by this finer grid, predicted from the epsilon it saves at the
-            # current z and the slope of log epsilon against log z across the last bracket.
-            saving = math.log(found.epsilon / curve(found.noise_multiplier)) / slope
-            if saving <= PLD_NOISE_TOLERANCE:
+            if _noise_saving(bracket, curve, found) <= PLD_NOISE_TOLERANCE:
                 break
             start, factor = found.noise_multiplier, _REFINE_STEP
         lower, upper = _bracket(curve, epsilon, start, factor)
-        slope = math.log(curve(lower) / curve(upper)) / math.log(upper / lower)
+        bracket = (curve, lower, upper)
         z = dp_accounting.calibrate_dp_mechanism(
             curve.fresh_accountant, make_event, epsilon, delta,
             bracket_interval=dp_accounting.ExplicitBracketInterval(lower, upper), tol=RELATIVE_TOLERANCE * lower)
