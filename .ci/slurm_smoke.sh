@@ -35,10 +35,18 @@ fi
 PIDFILES=()
 cleanup() {
     local status=$?
+    local pids=()
     for pidfile in "${PIDFILES[@]}"; do
         if [[ -s "$pidfile" ]]; then
-            kill "$(cat "$pidfile")" 2>/dev/null || true
+            pids+=("$(cat "$pidfile")")
+            kill "${pids[-1]}" 2>/dev/null || true
         fi
+    done
+    for pid in "${pids[@]}"; do  # wait (30 s at most) until each has exited (a zombie has)
+        for _ in $(seq 300); do
+            [[ "$(ps -o stat= -p "$pid" 2>/dev/null)" =~ ^[^Z] ]] || break
+            sleep 0.1
+        done
     done
     rm -f "$CONF"
     if [[ $status -ne 0 ]]; then
