@@ -227,3 +227,12 @@ def test_run_chunk_reports_progress_with_done_over_total():
                              "clip": float("inf")})
     run_chunk(problem, "dp-cd", configurations, base_seed=1, repetitions=1, progress=lines.append)
     assert lines[0].startswith("1/3 configurations done") and lines[-1].startswith("3/3 configurations done")
+
+
+def test_grid_id_changes_with_the_grid_so_rules_rerun():
+    config = smoke_config()
+    before = Experiment(config).study("demo", "a", "dp-cd")
+    config["papers"]["demo"]["algorithms"]["dp-cd"]["grid"] = {**GRID, "clip": [1.0, 100.0]}
+    after = Experiment(config).study("demo", "a", "dp-cd")
+    assert before.grid_id != after.grid_id and repr(before) != repr(after)
+    assert Experiment(smoke_config()).study("demo", "a", "dp-cd").grid_id == before.grid_id

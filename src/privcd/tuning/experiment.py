@@ -17,6 +17,7 @@ Datasets a mirror lacks (``data_mirror`` set) are handled by ``unavailable``: ``
 problems and records a note; ``"substitute"`` uses ``substitutes[dataset]`` instead (labelled in
 the problem's title) and skips those without a substitute, with a note.
 """
+import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -62,6 +63,7 @@ class Study:
     final_runs: int
     select_by: tuple
     chunk_size: int
+    grid_id: str  # hash of the grid with the privacy targets: in repr, so rules rerun when it changes
     configurations: tuple = field(repr=False, compare=False)
 
     @property
@@ -176,11 +178,12 @@ class Experiment:
             raise ValueError(f"{where}: {unknown} are not options of algorithm {module.NAME!r}; its "
                              f"options are {sorted(module.OPTIONS)}")
         # the cache key keeps the grid's key order, which sets the order of the product
-        configurations = _configurations(json.dumps({"epsilon": list(problem.epsilon),
-                                                     "delta": problem.delta, **grid}))
+        grid_json = json.dumps({"epsilon": list(problem.epsilon), "delta": problem.delta, **grid})
+        configurations = _configurations(grid_json)
         return Study(problem=problem, name=name, algorithm=module.NAME,
                      tune_runs=int(block["runs"]["tune"]), final_runs=int(block["runs"]["final"]),
                      select_by=tuple(block["select_by"]), chunk_size=int(self.config["chunk_size"]),
+                     grid_id=hashlib.sha256(grid_json.encode()).hexdigest()[:12],
                      configurations=configurations)
 
 
