@@ -236,3 +236,16 @@ def test_grid_id_changes_with_the_grid_so_rules_rerun():
     after = Experiment(config).study("demo", "a", "dp-cd")
     assert before.grid_id != after.grid_id and repr(before) != repr(after)
     assert Experiment(smoke_config()).study("demo", "a", "dp-cd").grid_id == before.grid_id
+
+
+def test_recording_more_checkpoints_keeps_the_identity_and_the_random_path():
+    problem = make_problem("logistic", "l2", 0.01)
+    configuration = {"epsilon": 1.0, "delta": "1/n^2", "passes": 2, "step": 0.5, "clip": 1.0}
+    kwargs = dict(base_seed=2, repetitions=1, paper="p", problem_name="q")
+    coarse = run_chunk(problem, "dp-sgd", [configuration], **kwargs)
+    fine = run_chunk(problem, "dp-sgd", [configuration], checkpoints=8, **kwargs)
+    assert len(coarse) == 3 and len(fine) == 9
+    assert fine["seed"].iloc[0] == coarse["seed"].iloc[0]
+    assert fine["configuration"].iloc[0] == coarse["configuration"].iloc[0]
+    shared = fine[fine["iteration"].isin(coarse["iteration"])]["metric_objective"].to_numpy()
+    np.testing.assert_array_equal(shared, coarse["metric_objective"].to_numpy())

@@ -23,6 +23,7 @@ TINY = {
     "papers": {"tiny": {
         "privacy": {"epsilon": 1.0, "delta": "1/n^2"},
         "runs": {"tune": 2, "final": 2},
+        "final_checkpoints": 4,
         "problems": {"log1": {"dataset": "log1", "loss": "logistic", "penalty": "l2", "lam": 0.01}},
         "algorithms": {"dp-cd": {"grid": {"passes": 2, "step": [0.3, 1.0], "clip": [1.0, 3.0]}},
                        "dp-sgd": {"grid": {"passes": 1, "step": [0.1], "clip": [1.0]}}},
@@ -64,6 +65,7 @@ def test_aggregated_results_are_tidy_with_identity_seeds(run):
     assert not final.isna().any().any()
     assert set(final["stage"]) == {"final"} and set(final["algorithm"]) == {"dp-cd", "dp-sgd"}
     assert final.groupby(["algorithm", "configuration"])["repetition"].nunique().eq(2).all()
+    assert final.groupby(["algorithm", "repetition"])["checkpoint"].nunique().eq(5).all()  # final_checkpoints + 1
     assert (final["metric_relative_error"] > -1e-8).all()
     for row in final.drop_duplicates(["algorithm", "repetition"]).itertuples():
         configuration = yaml.safe_load(row.params)

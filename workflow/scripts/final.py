@@ -15,7 +15,7 @@ configurations = [entry["configuration_params"] for entry in selection]
 problem = load_problem(snakemake.input.data, study.problem)
 frame = run_chunk(problem, study.algorithm, configurations, base_seed=snakemake.params.base_seed,
                   repetitions=study.final_runs, stage="final", paper=study.problem.paper,
-                  problem_name=study.problem.name, label=study.name,
+                  problem_name=study.problem.name, label=study.name, checkpoints=study.final_checkpoints,
                   calibrations=CalibrationStore.from_json(Path(snakemake.input.calibration).read_text()),
                   progress=logging.info)
 write_parquet(frame, snakemake.output[0])

@@ -63,6 +63,7 @@ class Study:
     final_runs: int
     select_by: tuple
     chunk_size: int
+    final_checkpoints: int | None
     grid_id: str  # hash of the grid with the privacy targets: in repr, so rules rerun when it changes
     configurations: tuple = field(repr=False, compare=False)
 
@@ -183,6 +184,7 @@ class Experiment:
         return Study(problem=problem, name=name, algorithm=module.NAME,
                      tune_runs=int(block["runs"]["tune"]), final_runs=int(block["runs"]["final"]),
                      select_by=tuple(block["select_by"]), chunk_size=int(self.config["chunk_size"]),
+                     final_checkpoints=block.get("final_checkpoints"),
                      grid_id=hashlib.sha256(grid_json.encode()).hexdigest()[:12],
                      configurations=configurations)
 

@@ -29,7 +29,7 @@ def fit_arguments(configuration, n_records):
 
 
 def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, stage="tune",
-              paper="", problem_name="", label=None, calibrations=None, progress=None):
+              paper="", problem_name="", label=None, checkpoints=None, calibrations=None, progress=None):
     """Run every configuration ``repetitions`` times; return one row per run and checkpoint.
 
     Parameters
@@ -50,6 +50,11 @@ def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, sta
     label : str, optional
         The name of the algorithm in seeds and rows (a config's algorithm entry); default
         ``algorithm``.
+    checkpoints : int, optional
+        Number of evenly spaced checkpoints to record (the algorithms' ``checkpoints`` option),
+        overriding the configuration's; not part of the run's identity, since recording more
+        snapshots does not change the random path (the final runs record finer curves than the
+        tuning runs they were selected on).
     calibrations : CalibrationStore, optional
         Calibrations to reuse (e.g. computed by the workflow's ``calibrate`` rule); missing ones are
         computed once per distinct privacy setting and added to it.
@@ -69,6 +74,8 @@ def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, sta
         for done, configuration in enumerate(configurations, start=1):
             identity = configuration_id(configuration)
             arguments = fit_arguments(configuration, problem.n_samples)
+            if checkpoints is not None:
+                arguments["checkpoints"] = checkpoints
             for repetition in range(repetitions):
                 seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, stage)
                 run = fit(problem, algorithm, seed=seed, **arguments)
