@@ -1,0 +1,1 @@
+"""privcd benchmarks: ``python -m benchmarks`` (see README)."""
