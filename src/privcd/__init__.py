@@ -1,6 +1,5 @@
 """privcd: differentially private coordinate methods for linear models on one numba core."""
 from privcd import numba_cache  # noqa: F401  (first: sets numba's cache directory)
-from privcd.data import dataset_table, load_dataset
 from privcd.fit import fit
 from privcd.optimum import solve_nonprivate
 from privcd.problem import Problem
@@ -8,3 +7,14 @@ from privcd.run import Run
 
 __all__ = ["Problem", "Run", "dataset_table", "fit", "load_dataset", "solve_nonprivate"]
 __version__ = "0.1.0"
+
+# The data loaders import scikit-learn (0.8 s); they load on first use so that a process that
+# only fits starts quickly.
+_LAZY = {"load_dataset": "privcd.data", "dataset_table": "privcd.data"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'privcd' has no attribute {name!r}")
