@@ -249,3 +249,11 @@ def test_recording_more_checkpoints_keeps_the_identity_and_the_random_path():
     assert fine["configuration"].iloc[0] == coarse["configuration"].iloc[0]
     shared = fine[fine["iteration"].isin(coarse["iteration"])]["metric_objective"].to_numpy()
     np.testing.assert_array_equal(shared, coarse["metric_objective"].to_numpy())
+
+
+def test_titles_name_a_substitute_dataset(tmp_path):
+    for name in ("dorothea_valid.npz", "dorothea_valid.labels.csv"):
+        (tmp_path / name).write_bytes(b"")
+    experiment = Experiment(smoke_config(data_mirror=str(tmp_path), unavailable="substitute",
+                                         substitutes={"dorothea": "dorothea-valid"}))
+    assert experiment.titles("demo") == {"a": "a", "c": "c [dorothea-valid instead of dorothea]"}

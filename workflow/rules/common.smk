@@ -26,9 +26,9 @@ wildcard_constraints:
     x="passes|seconds",
 
 
-def data_file(wildcards, suffix="npz"):
+def data_file(wildcards):
     problem = EXPERIMENT.problem(wildcards.paper, wildcards.problem)
-    return f"results/data/{problem.dataset}/{problem.preprocessing}.{suffix}"
+    return f"results/data/{problem.dataset}/{problem.preprocessing}.npz"
 
 
 def study(wildcards):

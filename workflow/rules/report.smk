@@ -16,6 +16,7 @@ rule figure:
         ),
     params:
         label_by=lambda wildcards: EXPERIMENT.select_by(wildcards.paper),
+        titles=lambda wildcards: EXPERIMENT.titles(wildcards.paper),
         title=lambda wildcards: config["papers"][wildcards.paper].get("title", wildcards.paper),
     conda:
         "../envs/privcd.yaml"
@@ -43,6 +44,7 @@ rule final_table:
         tex="results/tables/{paper}/final_errors.tex",
     params:
         by=lambda wildcards: EXPERIMENT.select_by(wildcards.paper),
+        titles=lambda wildcards: EXPERIMENT.titles(wildcards.paper),
         caption="Relative error (F - F*) / F* at the last iterate of the final runs (mean +- std over runs); * marks the lowest of each row.",
     conda:
         "../envs/privcd.yaml"
@@ -70,6 +72,7 @@ rule tuning_table:
         tex="results/tables/{paper}/tuning_errors.tex",
     params:
         by=lambda wildcards: EXPERIMENT.tuning_table_by(wildcards.paper),
+        titles=lambda wildcards: EXPERIMENT.titles(wildcards.paper),
         caption="Best relative error at the last iterate over the tuning runs (mean +- std over runs of the best configuration) for each value of the grouping parameters (dp-cd Table 2); * marks the lowest of each row.",
     conda:
         "../envs/privcd.yaml"

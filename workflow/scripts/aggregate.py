@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from privcd.results import final_checkpoints, merge, read_parquets, with_relative_error, write_parquet
+from privcd.results.joblog import log_to
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log_to(snakemake.log[0])
 optima = pd.DataFrame([json.loads(Path(path).read_text()) for path in snakemake.input.optima])
 final = with_relative_error(merge([read_parquets(snakemake.input.final)]), optima)
 tuning = with_relative_error(final_checkpoints(merge([read_parquets(snakemake.input.tune)])), optima)

@@ -3,9 +3,10 @@ import logging
 
 from privcd.results import write_text
 from privcd.results.datafiles import load_problem
+from privcd.results.joblog import log_to
 from privcd.tuning import calibrate_study
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log_to(snakemake.log[0])
 study = snakemake.params.study
 problem = load_problem(snakemake.input.data, study.problem)
 store = calibrate_study(problem, study.algorithm, study.configurations)

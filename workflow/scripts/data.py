@@ -3,8 +3,9 @@ import logging
 
 from privcd.data import load_dataset
 from privcd.results.datafiles import save_dataset
+from privcd.results.joblog import log_to
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log_to(snakemake.log[0])
 dataset = load_dataset(
     snakemake.wildcards.dataset,
     preprocessing=snakemake.wildcards.preprocessing,

@@ -3,8 +3,9 @@ import json
 import logging
 
 from privcd.results import write_text
+from privcd.results.joblog import log_to
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log_to(snakemake.log[0])
 lines = ["# Datasets", "", "| dataset | preprocessing | source | shape | parts | origin | note |",
          "| --- | --- | --- | --- | --- | --- | --- |"]
 for path in snakemake.input:

@@ -4,9 +4,11 @@ import logging
 import pandas as pd
 
 from privcd.plotting import convergence_curves, convergence_figure, save
+from privcd.results.joblog import log_to
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log_to(snakemake.log[0])
 curves = convergence_curves(pd.read_parquet(snakemake.input[0]), by=snakemake.params.label_by)
-figure = convergence_figure(curves, x=snakemake.wildcards.x, title=snakemake.params.title)
+figure = convergence_figure(curves, x=snakemake.wildcards.x, title=snakemake.params.title,
+                            titles=snakemake.params.titles)
 save(figure, snakemake.output.pdf, snakemake.output.png)
 logging.info("%d curves, %d points", curves.groupby(["problem", "label"]).ngroups, len(curves))

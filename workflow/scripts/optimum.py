@@ -8,8 +8,9 @@ from privcd.optimum import solve_nonprivate
 from privcd.results import write_text
 from privcd.results.datafiles import load_problem
 from privcd.results.io import write_array
+from privcd.results.joblog import log_to
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log_to(snakemake.log[0])
 spec = snakemake.params.problem
 problem = load_problem(snakemake.input.data, spec)
 optimum = solve_nonprivate(problem)

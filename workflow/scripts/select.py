@@ -3,8 +3,9 @@ import json
 import logging
 
 from privcd.results import read_parquets, select_best, write_text
+from privcd.results.joblog import log_to
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log_to(snakemake.log[0])
 tuning = read_parquets(snakemake.input)
 best = select_best(tuning, by=[f"param_{name}" for name in snakemake.params.by])
 for row in best.itertuples(index=False):

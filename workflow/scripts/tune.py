@@ -5,9 +5,10 @@ from pathlib import Path
 from privcd.privacy.reuse import CalibrationStore
 from privcd.results import write_parquet
 from privcd.results.datafiles import load_problem
+from privcd.results.joblog import log_to
 from privcd.tuning import run_chunk
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, format="%(asctime)s %(message)s")
+log_to(snakemake.log[0])
 study = snakemake.params.study
 configurations = snakemake.params.configurations
 logging.info("%s %s chunk %s: %d configurations x %d runs", study.problem.key, study.name,

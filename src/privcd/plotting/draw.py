@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (after selecting the non-interact
 LOG_FLOOR = 1e-10
 
 
-def convergence_figure(curves, *, x="passes", title=None):
+def convergence_figure(curves, *, x="passes", title=None, titles=None):
     """One panel per problem of ``curves``: mean relative error against ``x``, min-max band, log y.
 
     Parameters
@@ -22,6 +22,8 @@ def convergence_figure(curves, *, x="passes", title=None):
         Horizontal axis: passes on the data (the papers' main figures) or running time (dp-cd
         Figure 3, dp-gcd Figure 4).
     title : str, optional
+    titles : dict, optional
+        Problem name -> panel title (e.g. naming a substitute dataset); default the name.
 
     Returns
     -------
@@ -38,7 +40,7 @@ def convergence_figure(curves, *, x="passes", title=None):
             axis.fill_between(curve[x], curve["min"].clip(lower=LOG_FLOOR),
                               curve["max"].clip(lower=LOG_FLOOR), color=line.get_color(), alpha=0.25)
         axis.set_yscale("log")
-        axis.set_title(problem)
+        axis.set_title((titles or {}).get(problem, problem))
         axis.set_xlabel("passes on the data" if x == "passes" else "seconds")
         axis.set_ylabel("relative error (F - F*) / F*")
         axis.legend(fontsize="small")

@@ -126,6 +126,10 @@ class Experiment:
         """Distinct (dataset, preprocessing) pairs, in config order."""
         return list(dict.fromkeys((p.dataset, p.preprocessing) for p in self.problems.values()))
 
+    def titles(self, paper):
+        """Problem name -> title (which names a substitute dataset) for the paper's figures and tables."""
+        return {p.name: p.title for p in self.problems.values() if p.paper == paper}
+
     def select_by(self, paper):
         return tuple(self.config["papers"][paper]["select_by"])
 
