@@ -12,7 +12,8 @@ An algorithm module defines
 ``plan(problem, settings, options) -> Plan``
     validates the options, calibrates the noise and returns everything the kernel needs.
 ``run(problem, plan, seed) -> (w, snapshots)``
-    calls the numba kernel: the final iterate and the iterate at each checkpoint.
+    calls the numba kernel with the generator :func:`kernel_rng` ``(seed)``: the final iterate and
+    the iterate at each checkpoint.
 
 :func:`privcd.fit` does the rest (checks, timing, evaluation of the objective at checkpoints).
 """
@@ -64,6 +65,19 @@ class Plan:
     calibration: object
     kernel: dict
     info: dict = field(default_factory=dict)
+
+
+def kernel_rng(seed):
+    """The generator a run's kernel draws from: ``np.random.default_rng(seed)`` (PCG64).
+
+    The kernels take it as an argument and call its methods inside numba, which draws from the
+    same PCG64 stream numpy would: ``rng.standard_normal()``, ``rng.random()`` and
+    ``rng.integers(low, high)`` (:func:`privcd.kernels.draws.bounded_integer`) give the numbers
+    numpy's own ``Generator`` methods give when called in the same order, so a plain numpy
+    replay of a kernel's random path starts from ``kernel_rng(seed)`` too. Streams derived with
+    ``np.random.SeedSequence(seed, spawn_key=(k,))`` are independent of this one.
+    """
+    return np.random.default_rng(seed)
 
 
 def iterations_for(passes, iterations_per_pass):
