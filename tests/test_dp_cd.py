@@ -4,7 +4,9 @@ import pytest
 import scipy.sparse as sp
 
 import privcd
-from privcd.algorithms.base import coordinate_thresholds
+from benchmarks.numpy_reference import dp_cd as numpy_dp_cd
+from privcd.algorithms import dp_cd as dp_cd_algorithm
+from privcd.algorithms.base import Settings, coordinate_thresholds, kernel_rng
 from privcd.kernels.dp_cd import dp_cd
 from privcd.kernels.layout import column_arrays
 from privcd.kernels.linalg import clipped_coordinate_gradient_sum
@@ -33,8 +35,9 @@ def test_averaging_returns_the_mean_of_the_inner_iterates():
     args = (*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
             steps, thresholds, noise, n_iterations)
     every = np.arange(n_iterations + 1, dtype=np.int64)
-    _, path = dp_cd(*args, 0, every, 11, np.zeros(p))
-    averaged, _ = dp_cd(*args, n_iterations, np.array([0, n_iterations], dtype=np.int64), 11, np.zeros(p))
+    _, path = dp_cd(*args, 0, every, kernel_rng(11), np.zeros(p))
+    averaged, _ = dp_cd(*args, n_iterations, np.array([0, n_iterations], dtype=np.int64), kernel_rng(11),
+                        np.zeros(p))
     np.testing.assert_allclose(averaged, path[1:].mean(axis=0), rtol=1e-12, atol=1e-15)
     assert not np.allclose(averaged, path[-1])
 
@@ -111,3 +114,17 @@ def test_zero_columns_never_move():
     problem = privcd.Problem(sp.csc_matrix(X), np.sign(X[:, 0]) + (X[:, 0] == 0), "logistic", "l1", 0.01)
     run = privcd.fit(problem, "dp-cd", epsilon=1.0, delta=1e-4, passes=5, step=1.0, clip=1.0, seed=0)
     assert run.w[1] == 0.0 and np.all(np.isfinite(run.w))
+
+
+@pytest.mark.parametrize("options", [{}, {"inner_iterations": 10}, {"smoothness": "private"}],
+                         ids=["last-iterate", "averaged", "dp-cd-p"])
+@pytest.mark.parametrize("loss,penalty,lam", [("logistic", "l2", 0.01), ("squared", "l1", 0.01)])
+def test_numpy_reference_follows_the_same_random_path(loss, penalty, lam, options):
+    """The plain numpy DP-CD replays ``kernel_rng(seed)`` in the kernel's order: same coordinates,
+    same noise, so the same iterate up to the rounding of the gradient sums."""
+    problem = make_problem(loss, penalty, lam)
+    settings = Settings(epsilon=1.0, delta=1e-5, passes=8, step=0.5, clip=1.0)
+    plan = dp_cd_algorithm.plan(problem, settings, {**dp_cd_algorithm.OPTIONS, **options})
+    w, _, _ = dp_cd_algorithm.run(problem, plan, 6)
+    assert np.count_nonzero(w) > 5
+    np.testing.assert_allclose(numpy_dp_cd.run(problem, plan, 6), w, rtol=1e-10, atol=1e-14)

@@ -12,7 +12,7 @@ from dp_accounting import dp_event, rdp
 
 import privcd
 from privcd.algorithms import dp_scd, seqdp_scd
-from privcd.algorithms.base import Settings
+from privcd.algorithms.base import Settings, kernel_rng
 from privcd.kernels.dispatch import loss_conjugate
 from privcd.kernels.dp_scd import batch_update, dp_scd as dp_scd_kernel, dual_coordinate_update
 from privcd.kernels.layout import row_arrays
@@ -230,7 +230,7 @@ def test_noise_is_added_to_alpha_on_the_batch_and_to_every_entry_of_v():
         for seed in range(200):
             _, _, alpha, v = dp_scd_kernel(*row_arrays(problem), problem.n_features, problem.y, problem.row_norms**2,
                                            problem.loss.code, problem.lam, 0.0, std, L, 1.0, sequential, 1e-4,
-                                           1, np.array([0, 1]), seed)
+                                           1, np.array([0, 1]), kernel_rng(seed))
             assert np.count_nonzero(alpha) == L
             alpha_draws.append(alpha[alpha != 0])
             v_draws.append(v)

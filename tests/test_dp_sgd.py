@@ -35,9 +35,9 @@ def test_sampling_without_replacement_is_uniform_and_distinct():
     order = np.arange(n)
     batch = np.empty(b, dtype=np.int64)
     counts = np.zeros(n)
-    np.random.seed(0)
+    rng = np.random.default_rng(0)
     for _ in range(steps):
-        assert draw_batch(SAMPLE_WITHOUT_REPLACEMENT, b, 0.0, order, batch) == b
+        assert draw_batch(SAMPLE_WITHOUT_REPLACEMENT, b, 0.0, order, batch, rng) == b
         assert len(set(batch.tolist())) == b
         counts[batch] += 1
     expected = steps * b / n
@@ -51,8 +51,9 @@ def test_poisson_sampling_includes_each_record_with_probability_q():
     batch = np.empty(n, dtype=np.int64)
     counts = np.zeros(n)
     sizes = []
+    rng = np.random.default_rng(0)
     for step in range(steps):
-        size = draw_batch(SAMPLE_POISSON, b, np.log1p(-q), np.arange(n), batch)
+        size = draw_batch(SAMPLE_POISSON, b, np.log1p(-q), np.arange(n), batch, rng)
         sizes.append(size)
         counts[batch[:size]] += 1
         assert np.all(np.diff(batch[:size]) > 0)

@@ -8,8 +8,9 @@ from numba import njit
 from scipy.stats import norm
 
 import privcd
+from benchmarks.numpy_reference import dp_skgd as numpy_dp_skgd
 from privcd.algorithms import dp_skgd
-from privcd.algorithms.base import coordinate_thresholds
+from privcd.algorithms.base import Settings, coordinate_thresholds, kernel_rng
 from privcd.kernels.dp_skgd import SKETCH_IMPORTANCE, SKETCH_TAU_NICE, draw_block
 from privcd.optimum import solve_nonprivate
 from conftest import make_problem
@@ -50,7 +51,8 @@ def test_uniform_sketch_is_dp_cd_bit_for_bit(loss, penalty, lam, inner, storage)
 @pytest.mark.parametrize("loss,penalty,lam", [("logistic", "l2", 0.01), ("squared", "l1", 0.05)])
 def test_full_sketch_is_noisy_gradient_descent_with_coordinate_steps(loss, penalty, lam, noise):
     """Direct numpy version of w <- prox(w - (step / M) (clipped grad f(w) + eta)), with eta rebuilt
-    from numba's generator, which is numpy's legacy RandomState (p normals per iteration)."""
+    from the kernel's generator ``kernel_rng(seed)``, whose PCG64 stream numba draws from too (p
+    normals per iteration)."""
     problem = make_problem(loss, penalty, lam)
     step, clip, seed = 0.2, 1.5, 4
     run = privcd.fit(problem, "dp-skgd", epsilon=2.0, delta=1e-5, passes=25, step=step, clip=clip, seed=seed,
@@ -61,13 +63,13 @@ def test_full_sketch_is_noisy_gradient_descent_with_coordinate_steps(loss, penal
     z = run.noise_multiplier
     sigma = z * 2 / n * np.sqrt((C**2).sum()) * np.ones(p) if noise == "isotropic" else z * np.sqrt(p) * 2 * C / n
     gamma = step / M
-    rs = np.random.RandomState(seed)
+    rng = kernel_rng(seed)
     w = np.zeros(p)
     for _ in range(25):
         u = X @ w
         derivative = -y / (1 + np.exp(y * u)) if loss == "logistic" else 2 * (u - y)
         gradient = np.clip(derivative[:, None] * X, -C, C).mean(axis=0)
-        x = w - gamma * (gradient + sigma * rs.standard_normal(p))
+        x = w - gamma * (gradient + sigma * rng.standard_normal(p))
         w = np.sign(x) * np.maximum(np.abs(x) - gamma * lam, 0) if penalty == "l1" else x / (1 + gamma * lam)
     assert run.noise_multiplier > 0 and np.abs(w).max() > 1e-3
     np.testing.assert_allclose(run.w, w, rtol=1e-12, atol=1e-12)
@@ -100,14 +102,13 @@ def test_determinism_and_storage(sketch):
 
 
 @njit(cache=True)
-def _draw_blocks(sketch, tau, probabilities, p, count, seed):
-    np.random.seed(seed)
+def _draw_blocks(sketch, tau, probabilities, p, count, rng):
     order = np.arange(p)
     block = np.empty(p, dtype=np.int64)
     member = np.zeros((count, p), dtype=np.bool_)
     top = probabilities.max()
     for t in range(count):
-        m = draw_block(sketch, tau, probabilities, top, order, block)
+        m = draw_block(sketch, tau, probabilities, top, order, block, rng)
         for b in range(m):
             member[t, block[b]] = True
     return member
@@ -115,7 +116,7 @@ def _draw_blocks(sketch, tau, probabilities, p, count, seed):
 
 def test_tau_nice_blocks_are_uniform_subsets_of_size_tau():
     p, tau, count = 7, 3, 40_000
-    member = _draw_blocks(SKETCH_TAU_NICE, tau, np.zeros(p), p, count, 0)
+    member = _draw_blocks(SKETCH_TAU_NICE, tau, np.zeros(p), p, count, np.random.default_rng(0))
     assert np.all(member.sum(axis=1) == tau)
     # inclusion tau / p and pair inclusion tau (tau - 1) / (p (p - 1)), within 5 standard errors
     single, pair = tau / p, tau * (tau - 1) / (p * (p - 1))
@@ -128,7 +129,7 @@ def test_tau_nice_blocks_are_uniform_subsets_of_size_tau():
 def test_importance_blocks_include_coordinates_independently(probabilities):
     probabilities = np.array(probabilities)
     count = 40_000
-    member = _draw_blocks(SKETCH_IMPORTANCE, 0, probabilities, 5, count, 1)
+    member = _draw_blocks(SKETCH_IMPORTANCE, 0, probabilities, 5, count, np.random.default_rng(1))
     se = np.sqrt(probabilities * (1 - probabilities) / count)
     assert np.all(np.abs(member.mean(axis=0) - probabilities) <= 5 * se + 1e-12)
     for a, b in [(0, 3), (2, 4), (1, 2)]:
@@ -239,3 +240,16 @@ def test_bad_options_are_named_before_the_kernel_runs(options, match, monkeypatc
     monkeypatch.setattr(dp_skgd, "run", kernel_must_not_run)
     with pytest.raises(ValueError, match=match):
         privcd.fit(problem, "dp-skgd", epsilon=1.0, delta=1e-5, passes=1, step=0.5, clip=1.0, **options)
+
+
+@pytest.mark.parametrize("sketch", ["uniform", "tau-nice", "importance", "full"])
+def test_numpy_reference_follows_the_same_random_path(sketch):
+    """The plain numpy DP-SkGD replays ``kernel_rng(seed)`` in the kernel's order (block, then one
+    normal per block entry), so it reaches the same iterate up to the rounding of the gradient sums."""
+    problem = make_problem("logistic", "l1", 0.02)
+    settings = Settings(epsilon=1.0, delta=1e-5, passes=8, step=0.5, clip=1.0)
+    plan = dp_skgd.plan(problem, settings, {**dp_skgd.OPTIONS, "noise": "coordinate", "inner_iterations": 7,
+                                            **SKETCH_OPTIONS[sketch]})
+    w, _ = dp_skgd.run(problem, plan, 6)
+    assert np.count_nonzero(w) > 5
+    np.testing.assert_allclose(numpy_dp_skgd.run(problem, plan, 6), w, rtol=1e-10, atol=1e-14)

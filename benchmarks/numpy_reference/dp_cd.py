@@ -2,13 +2,15 @@
 
 ``run(problem, plan, seed) -> w`` applies the update of :mod:`privcd.kernels.dp_cd` (dp-cd
 Algorithm 1, with the averaging of ``inner_iterations``) for a plan of
-:mod:`privcd.algorithms.dp_cd`. It draws from numpy's legacy ``RandomState(seed)``: the same
-Mersenne Twister stream, with the same ``randint`` and ``standard_normal`` draws, that numba's
-generator gives the kernel, so it follows the kernel's path (same coordinates, same noise) and
-agrees with it to rounding.
+:mod:`privcd.algorithms.dp_cd`. It draws from the kernel's generator
+(:func:`privcd.algorithms.base.kernel_rng`, ``np.random.default_rng(seed)``) in the kernel's order,
+``integers(0, p)`` then ``standard_normal()`` per step: numba draws the same numbers from the same
+PCG64 stream, so the reference follows the kernel's path (same coordinates, same noise) and agrees
+with it to rounding.
 """
 import numpy as np
 
+from privcd.algorithms.base import kernel_rng
 from privcd.algorithms.dp_cd import kernel_parameters
 
 
@@ -38,7 +40,7 @@ def dense_columns(problem):
 def run(problem, plan, seed):
     """DP-CD for ``plan`` from w = 0; returns the final iterate (or average)."""
     step_sizes, thresholds, noise_std, _ = kernel_parameters(problem, plan, seed)
-    rs = np.random.RandomState(seed)
+    rng = kernel_rng(seed)
     X = dense_columns(problem)
     n, p = X.shape
     inner = plan.kernel["inner"]
@@ -46,8 +48,8 @@ def run(problem, plan, seed):
     z = np.zeros(n)
     states = np.zeros(p)
     for it in range(plan.n_iterations):
-        j = rs.randint(0, p)
-        draw = rs.standard_normal()
+        j = rng.integers(0, p)
+        draw = rng.standard_normal()
         gradient = np.clip(derivatives(problem, z) * X[:, j], -thresholds[j], thresholds[j]).sum() / n
         gamma = step_sizes[j]
         new = prox(problem, w[j] - gamma * (gradient + noise_std[j] * draw), gamma)

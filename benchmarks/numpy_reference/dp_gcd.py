@@ -3,19 +3,23 @@
 ``run(problem, plan, seed) -> w`` takes a plan of :mod:`privcd.algorithms.dp_gcd` and applies the
 same update as :mod:`privcd.kernels.dp_gcd`: the full clipped gradient from the per-sample
 coordinate gradients (an (n, p) array for dense X, one value per stored entry for sparse X), the
-selection scores of the plan's rule, the argmax and one proximal coordinate step. The Laplace draws come from numpy's legacy ``RandomState(seed)``, the
-generator numba reimplements, through the kernel's inverse CDF (p selection draws, then one
-release draw, per iteration), so both follow the same random path; they differ by the rounding
-of the gradient sums (and if a uniform draw is exactly 0, which the kernel redraws).
+selection scores of the plan's rule, the argmax and one proximal coordinate step. The Laplace
+draws come from the kernel's generator (:func:`privcd.algorithms.base.kernel_rng`,
+``np.random.default_rng(seed)``, whose PCG64 stream numba draws from too) through the kernel's
+inverse CDF of ``random()`` (p selection draws, then one release draw, per iteration), so both
+follow the same random path; they differ by the rounding of the gradient sums (and if a uniform
+draw is exactly 0, which the kernel redraws).
 """
 import numpy as np
+
+from privcd.algorithms.base import kernel_rng
 
 
 def run(problem, plan, seed):
     """The iterate after ``plan.n_iterations`` DP-GCD steps from w = 0."""
     k = plan.kernel
     rule = plan.info["rule"]
-    state = np.random.RandomState(seed)
+    rng = kernel_rng(seed)
     X = problem.columns
     y, lam = problem.y, problem.lam
     n, p = X.shape
@@ -27,7 +31,7 @@ def run(problem, plan, seed):
     for _ in range(plan.n_iterations):
         derivative = _loss_derivative(problem.loss.name, X @ w, y)
         gradient = _clipped_gradient(X, derivative, thresholds)
-        u = state.random_sample(p + 1)
+        u = rng.random(p + 1)
         draws = np.copysign(-np.log(2.0 * np.minimum(u, 1.0 - u)), u - 0.5)
         if rule == "algorithm-1":
             scores = _subgradient_distance(problem.penalty.name, gradient + k["selection_scale"] * draws[:p],

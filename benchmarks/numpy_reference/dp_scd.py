@@ -3,8 +3,9 @@
 The update of :mod:`privcd.kernels.dp_scd` for a plan of :mod:`privcd.algorithms.dp_scd` or
 :mod:`privcd.algorithms.seqdp_scd` (``plan.kernel["sequential"]`` chooses), written as a numpy user
 would: per record a numpy dot product with ``v`` and the scalar update of dp-scd eq. (7), numpy for
-the noise. Its random stream is numpy's, not numba's: it agrees with the kernel in distribution,
-and exactly in the non-private limit with ``batch_size = n`` (every batch is the whole data set).
+the noise. It draws its batches with ``rng.choice``, not the kernel's partial Fisher-Yates
+shuffle, so it follows another random path: it agrees with the kernel in distribution, and
+exactly in the non-private limit with ``batch_size = n`` (every batch is the whole data set).
 """
 import math
 

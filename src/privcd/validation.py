@@ -43,7 +43,7 @@ def check_positive_int(name, value):
 
 
 def check_seed(seed):
-    """A non-negative integer below 2**32 (numba's ``np.random.seed`` range)."""
+    """A non-negative integer below 2**32: the seed of a run's generator (``algorithms.base.kernel_rng``)."""
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**32:
         raise ValueError(f"seed={seed!r} must be an integer in [0, 2**32)")
     return int(seed)

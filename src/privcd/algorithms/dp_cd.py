@@ -41,7 +41,7 @@ import numpy as np
 from privcd import privacy
 from privcd.algorithms.base import (
     Plan, checkpoint_schedule, coordinate_step_sizes, coordinate_thresholds,
-    default_checkpoint_count, iterations_for,
+    default_checkpoint_count, iterations_for, kernel_rng,
 )
 from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
 from privcd.kernels.dp_cd import dp_cd
@@ -127,7 +127,7 @@ def run(problem, plan, seed):
     step_sizes, thresholds, noise_std, facts = kernel_parameters(problem, plan, seed)
     w, snapshots = dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                          problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, plan.kernel["inner"],
-                         plan.checkpoints, seed, np.zeros(problem.n_features))
+                         plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features))
     return w, snapshots, facts
 
 

@@ -63,7 +63,7 @@ import numpy as np
 from privcd import privacy
 from privcd.algorithms.base import (
     Plan, checkpoint_schedule, coordinate_step_sizes, coordinate_thresholds,
-    default_checkpoint_count, iterations_for,
+    default_checkpoint_count, iterations_for, kernel_rng,
 )
 from privcd.kernels.dp_gcd import RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, dp_gcd
 from privcd.kernels.layout import column_arrays
@@ -143,7 +143,7 @@ def run(problem, plan, seed):
     w, snapshots, selected = dp_gcd(
         *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
         problem.M, k["step_sizes"], k["thresholds"], k["selection_scale"], k["release_scale"], k["rule"],
-        plan.n_iterations, plan.checkpoints, seed, np.zeros(p))
+        plan.n_iterations, plan.checkpoints, kernel_rng(seed), np.zeros(p))
     updated = np.zeros(p, dtype=bool)
     updated[selected[selected >= 0]] = True
     return w, snapshots, {"selected": selected, "updated": updated}

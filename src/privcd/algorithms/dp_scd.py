@@ -52,7 +52,8 @@ import math
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import Plan, checkpoint_schedule, default_checkpoint_count, iterations_for
+from privcd.algorithms.base import (Plan, checkpoint_schedule, default_checkpoint_count, iterations_for,
+                                    kernel_rng)
 from privcd.kernels.dp_scd import dp_scd
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.spectral import row_sq_norms
@@ -125,7 +126,7 @@ def run_kernel(problem, plan, seed):
     return dp_scd(*row_arrays(problem), problem.n_features, problem.y,
                   row_sq_norms(*row_arrays(problem), problem.n_samples), problem.loss.code,
                   problem.lam, k["clip"], k["noise_std"], k["batch_size"], k["subproblem_scale"],
-                  k["sequential"], k["box"], plan.n_iterations, plan.checkpoints, seed)
+                  k["sequential"], k["box"], plan.n_iterations, plan.checkpoints, kernel_rng(seed))
 
 
 def check_dual_problem(problem):

@@ -23,7 +23,8 @@ checkpoints : int or None
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import Plan, checkpoint_schedule, default_checkpoint_count, iterations_for
+from privcd.algorithms.base import (Plan, checkpoint_schedule, default_checkpoint_count, iterations_for,
+                                    kernel_rng)
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd
 from privcd.kernels.layout import row_arrays
 from privcd.validation import check_choice, check_positive_int
@@ -72,7 +73,7 @@ def run(problem, plan, seed):
     k = plan.kernel
     return dp_sgd(*row_arrays(problem), problem.y, problem.row_norms, problem.loss.code,
                   problem.penalty.code, problem.lam, k["step"], k["clip"], k["noise_std"],
-                  k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, seed,
+                  k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, kernel_rng(seed),
                   np.zeros(problem.n_features))
 
 

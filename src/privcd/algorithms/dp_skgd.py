@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcd.algorithms.base import Plan, checkpoint_schedule, default_checkpoint_count
+from privcd.algorithms.base import Plan, checkpoint_schedule, default_checkpoint_count, kernel_rng
 from privcd.algorithms.dp_cd import calibrate_releases, coordinate_parameters, iteration_count
 from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
 from privcd.kernels.layout import column_arrays
@@ -197,7 +197,7 @@ def run(problem, plan, seed):
     k = plan.kernel
     return dp_skgd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
                    k["sketch"], k["tau"], k["probabilities"], k["step_sizes"], k["thresholds"], k["noise_std"],
-                   k["noise_weights"], plan.n_iterations, k["inner"], plan.checkpoints, seed,
+                   k["noise_weights"], plan.n_iterations, k["inner"], plan.checkpoints, kernel_rng(seed),
                    np.zeros(problem.n_features))
 
 

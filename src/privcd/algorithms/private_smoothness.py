@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 # Spawn key of the Laplace noise's generator: a stream independent of the kernel's
-# (numba's Mersenne Twister seeded with the same seed).
+# (``kernel_rng(seed)``, the root SeedSequence(seed) with no spawn key).
 _STREAM = 1
 
 

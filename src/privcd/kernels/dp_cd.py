@@ -6,13 +6,15 @@ proximal step ``w_j <- prox_{gamma_j psi_j}(w_j - gamma_j (g_j + eta_j))`` (dp-c
 line 7). The residuals ``z = Xw`` are kept up to date, so a step costs O(n) dense, O(nnz of
 column j) sparse. With ``inner > 0`` the iterates are averaged every ``inner`` steps (Alg. 1 line 9).
 
-Every iteration draws one coordinate and one standard normal, whatever the noise scale, so runs
-with the same seed visit the same coordinates.
+Every iteration draws one coordinate (``rng.integers(0, p)``) then one standard normal from the
+run's ``numpy.random.Generator``, whatever the noise scale, so runs with the same seed visit the
+same coordinates.
 """
 import numpy as np
 from numba import njit
 
 from privcd.kernels.dispatch import penalty_prox
+from privcd.kernels.draws import bounded_integer
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns
 
 
@@ -37,7 +39,7 @@ def coordinate_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_
 
 @njit(cache=True)
 def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
-          thresholds, noise_std, n_iterations, inner, checkpoints, seed, w0):
+          thresholds, noise_std, n_iterations, inner, checkpoints, rng, w0):
     """Run DP-CD for ``n_iterations`` coordinate steps from ``w0``.
 
     Parameters
@@ -48,8 +50,8 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
         ``K`` of Algorithm 1 (average every K steps); 0 returns the last iterate, no averaging.
     checkpoints : int64 ndarray, increasing
         Iteration counts at which to record the current output (0 = before the first step).
-    seed : int
-        Seed of numba's generator.
+    rng : numpy.random.Generator
+        The run's generator (:func:`privcd.algorithms.base.kernel_rng`); advanced in place.
 
     Returns
     -------
@@ -58,7 +60,6 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
     snapshots : ndarray of shape (len(checkpoints), p)
         The output at each checkpoint.
     """
-    np.random.seed(seed)
     n = y.shape[0]
     p = w0.shape[0]
     w = w0.copy()
@@ -73,8 +74,8 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
         while c < checkpoints.shape[0] and checkpoints[c] == it:
             snapshots[c] = out if averaging else w
             c += 1
-        j = np.random.randint(0, p)
-        normal_draw = np.random.standard_normal()
+        j = bounded_integer(rng, 0, p)
+        normal_draw = rng.standard_normal()
         k = it % inner if averaging else 0
         old = coordinate_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
                               step_sizes, thresholds, noise_std, j, normal_draw, w, z)

@@ -22,9 +22,11 @@ variant updates ``alpha`` and ``v`` after every record, so each record sees the 
 
 A mini-batch costs O(L nnz(row)) for the updates and O(L + p) for the noise. Sums over a row run
 over stored entries in increasing column order, so dense and sparse X give the same bits.
-Every iteration draws its batch and L + p standard normals whatever the noise scale, so runs with
-the same seed visit the same records. Batches are drawn afresh at every iteration (Algorithm 1
-line 5), so the initial shuffle of line 1 changes nothing and is not done.
+Every iteration draws, from the run's ``numpy.random.Generator``, its batch (``rng.integers(k, N)``
+for k < L, a partial Fisher-Yates shuffle) then L + p standard normals (``alpha_B`` in batch order,
+then ``v``) whatever the noise scale, so runs with the same seed visit the same records. Batches
+are drawn afresh at every iteration (Algorithm 1 line 5), so the initial shuffle of line 1 changes
+nothing and is not done.
 """
 import math
 
@@ -121,7 +123,7 @@ def batch_update(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, loss_cod
 
 @njit(cache=True)
 def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, loss_code, lam, clip,
-           noise_std, batch_size, subproblem_scale, sequential, box, n_iterations, checkpoints, seed):
+           noise_std, batch_size, subproblem_scale, sequential, box, n_iterations, checkpoints, rng):
     """Run DP-SCD (or SEQDP-SCD) for ``n_iterations`` mini-batches from ``alpha = 0, v = 0``.
 
     Parameters
@@ -153,8 +155,8 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
         T, the number of mini-batches.
     checkpoints : int64 ndarray, increasing
         Iteration counts at which to record ``theta = v / (lam N)`` (0 = before the first batch).
-    seed : int
-        Seed of numba's generator.
+    rng : numpy.random.Generator
+        The run's generator (:func:`privcd.algorithms.base.kernel_rng`); advanced in place.
 
     Returns
     -------
@@ -165,7 +167,6 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
     alpha : ndarray of shape (N,)
     v : ndarray of shape (p,)
     """
-    np.random.seed(seed)
     n = y.shape[0]
     lam_n = lam * n
     alpha = np.zeros(n)
@@ -179,7 +180,7 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
         while c < checkpoints.shape[0] and checkpoints[c] == it:
             snapshots[c] = v / lam_n
             c += 1
-        count = draw_batch(SAMPLE_WITHOUT_REPLACEMENT, batch_size, 0.0, order, batch)
+        count = draw_batch(SAMPLE_WITHOUT_REPLACEMENT, batch_size, 0.0, order, batch, rng)
         # A constant storage flag lets LLVM inline the per-record calls (a runtime flag leaves
         # calls with reference counting that cost about 30x the O(p) work of a record).
         if is_sparse:
@@ -189,9 +190,9 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
             batch_update(False, Xc, data, indices, indptr, y, row_sq_norms, loss_code, lam_n,
                          subproblem_scale, clip, box, sequential, batch, count, alpha, v, zetas)
         for b in range(count):
-            alpha[batch[b]] += noise_std * np.random.standard_normal()
+            alpha[batch[b]] += noise_std * rng.standard_normal()
         for k in range(n_features):
-            v[k] += noise_std * np.random.standard_normal()
+            v[k] += noise_std * rng.standard_normal()
     theta = v / lam_n
     while c < checkpoints.shape[0]:
         snapshots[c] = theta

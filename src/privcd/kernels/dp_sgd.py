@@ -8,6 +8,10 @@ proximal step ``w <- prox_{gamma psi}(w - gamma (G + noise) / b)`` with b the (e
 Sampling is exactly the one the privacy event describes:
 ``SAMPLE_WITHOUT_REPLACEMENT``: b distinct records uniformly at random (partial Fisher-Yates);
 ``SAMPLE_POISSON``: each record independently with probability b/n (geometric skips, O(b) a step).
+
+Random stream, per step, from the run's ``numpy.random.Generator``: the batch (without
+replacement: ``rng.integers(k, n)`` for k < b; Poisson: one ``rng.random()`` per geometric skip),
+then p standard normals in coordinate order.
 """
 import math
 
@@ -15,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.dispatch import loss_derivative, penalty_prox
+from privcd.kernels.draws import bounded_integer
 from privcd.kernels.linalg import add_scaled_row, row_dot
 
 SAMPLE_WITHOUT_REPLACEMENT = 0
@@ -35,18 +40,18 @@ def add_clipped_gradient(is_sparse, Xc, data, indices, indptr, y, row_norms, los
 
 
 @njit(cache=True)
-def draw_batch(sampling, batch_size, log_keep, order, batch):
+def draw_batch(sampling, batch_size, log_keep, order, batch, rng):
     """Fill ``batch`` with the records of one step and return how many there are.
 
     Without replacement: ``batch_size`` distinct records, uniformly (a partial Fisher-Yates
     shuffle of ``order``, whose state carries over between calls). Poisson: every record
     independently with probability ``q = batch_size / n``, visited by geometric skips
-    (``log_keep = log(1 - q)``); ``batch`` must have room for n records.
+    (``log_keep = log(1 - q)``); ``batch`` must have room for n records. Draws from ``rng``.
     """
     n = order.shape[0]
     if sampling == SAMPLE_WITHOUT_REPLACEMENT:
         for b in range(batch_size):
-            k = np.random.randint(b, n)
+            k = bounded_integer(rng, b, n)
             i = order[k]
             order[k] = order[b]
             order[b] = i
@@ -55,7 +60,7 @@ def draw_batch(sampling, batch_size, log_keep, order, batch):
     count = 0
     i = -1
     while True:
-        i += 1 + int(math.floor(math.log(1.0 - np.random.random()) / log_keep))
+        i += 1 + int(math.floor(math.log(1.0 - rng.random()) / log_keep))
         if i >= n:
             return count
         batch[count] = i
@@ -64,7 +69,7 @@ def draw_batch(sampling, batch_size, log_keep, order, batch):
 
 @njit(cache=True)
 def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, step,
-           clip, noise_std, batch_size, sampling, n_iterations, checkpoints, seed, w0):
+           clip, noise_std, batch_size, sampling, n_iterations, checkpoints, rng, w0):
     """Run DP-SGD for ``n_iterations`` steps from ``w0``.
 
     Parameters
@@ -81,13 +86,14 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
         ``SAMPLE_WITHOUT_REPLACEMENT`` or ``SAMPLE_POISSON``.
     checkpoints : int64 ndarray, increasing
         Step counts at which to record the iterate (0 = before the first step).
+    rng : numpy.random.Generator
+        The run's generator (:func:`privcd.algorithms.base.kernel_rng`); advanced in place.
 
     Returns
     -------
     w : ndarray of shape (p,)
     snapshots : ndarray of shape (len(checkpoints), p)
     """
-    np.random.seed(seed)
     n = y.shape[0]
     p = w0.shape[0]
     w = w0.copy()
@@ -102,12 +108,12 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
             snapshots[c] = w
             c += 1
         gradient[:] = 0.0
-        for b in range(draw_batch(sampling, batch_size, log_keep, order, batch)):
+        for b in range(draw_batch(sampling, batch_size, log_keep, order, batch, rng)):
             add_clipped_gradient(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, clip,
                                  batch[b], w, gradient)
         scale = step / batch_size
         for j in range(p):
-            noisy = gradient[j] + noise_std * np.random.standard_normal()
+            noisy = gradient[j] + noise_std * rng.standard_normal()
             w[j] = penalty_prox(penalty_code, w[j] - scale * noisy, step, lam)
     while c < checkpoints.shape[0]:
         snapshots[c] = w

@@ -16,13 +16,14 @@ tau costs O(tau n) dense (n loss derivatives, shared by the block's columns), O(
 columns) sparse. With ``inner > 0`` the iterates are averaged every ``inner`` steps (Alg. 1
 line 9).
 
-Random stream, per iteration: the uniform sketch draws ``randint(0, p)`` then one standard normal
-and calls DP-CD's :func:`~privcd.kernels.dp_cd.coordinate_step`, so it reproduces
-:func:`~privcd.kernels.dp_cd.dp_cd` bit for bit; the other sketches draw the block (tau-nice:
-``randint(k, p)`` for k < tau, a partial Fisher-Yates shuffle; importance: ``random()`` draws for
-geometric skips and thinning, see :func:`draw_block`; full: nothing), then one standard normal per
-block entry in block order. numba's generator is numpy's legacy ``RandomState`` (same Mersenne
-Twister, same draws for a seed), which the numpy reference and the tests use to replay a path.
+Random stream, per iteration, from the run's ``numpy.random.Generator``: the uniform sketch draws
+``integers(0, p)`` then one standard normal and calls DP-CD's
+:func:`~privcd.kernels.dp_cd.coordinate_step`, so it reproduces :func:`~privcd.kernels.dp_cd.dp_cd`
+bit for bit; the other sketches draw the block (tau-nice: ``integers(k, p)`` for k < tau, a partial
+Fisher-Yates shuffle; importance: ``random()`` draws for geometric skips and thinning, see
+:func:`draw_block`; full: nothing), then one standard normal per block entry in block order.
+These are the numbers numpy's own ``Generator`` methods give in the same order, which the numpy
+reference and the tests use to replay a path.
 """
 import math
 
@@ -30,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.dispatch import loss_derivative, penalty_prox
+from privcd.kernels.draws import bounded_integer
 from privcd.kernels.dp_cd import coordinate_step
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns
 
@@ -40,7 +42,7 @@ SKETCH_FULL = 3
 
 
 @njit(cache=True)
-def draw_block(sketch, tau, probabilities, top, order, block):
+def draw_block(sketch, tau, probabilities, top, order, block, rng):
     """Draw the block S into ``block[:m]`` and return m (uniform sketch excluded).
 
     tau-nice: a partial Fisher-Yates shuffle of the persistent permutation ``order``; whatever the
@@ -50,12 +52,12 @@ def draw_block(sketch, tau, probabilities, top, order, block):
     candidates are independent Bernoulli(``top``) trials, ``top = max_j p_j``, visited by geometric
     skips ``floor(log(1 - U) / log(1 - top))`` (none when ``top = 1``), and candidate j is kept with
     probability ``p_j / top`` (one more uniform unless ``p_j = top``): about ``2 top p`` uniforms
-    per block instead of p. Full: every coordinate, in increasing order.
+    per block instead of p. Full: every coordinate, in increasing order. Draws from ``rng``.
     """
     p = order.shape[0]
     if sketch == SKETCH_TAU_NICE:
         for k in range(tau):
-            r = np.random.randint(k, p)
+            r = bounded_integer(rng, k, p)
             chosen = order[r]
             order[r] = order[k]
             order[k] = chosen
@@ -67,7 +69,7 @@ def draw_block(sketch, tau, probabilities, top, order, block):
         log_miss = math.log1p(-top) if top < 1.0 else 0.0
         while True:
             if top < 1.0:
-                skip = np.floor(math.log(1.0 - np.random.random()) / log_miss)
+                skip = np.floor(math.log(1.0 - rng.random()) / log_miss)
                 if skip >= p - 1 - j:
                     return m
                 j += 1 + int(skip)
@@ -75,7 +77,7 @@ def draw_block(sketch, tau, probabilities, top, order, block):
                 j += 1
                 if j == p:
                     return m
-            if probabilities[j] == top or np.random.random() * top < probabilities[j]:
+            if probabilities[j] == top or rng.random() * top < probabilities[j]:
                 block[m] = j
                 m += 1
     for j in range(p):
@@ -123,11 +125,11 @@ def _dense_clipped_sum(derivatives, Xf, j, threshold):
 
 @njit(cache=True)
 def block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
-               thresholds, noise_std, noise_weights, block, m, derivatives, gradients, olds, w, z):
+               thresholds, noise_std, noise_weights, block, m, derivatives, gradients, olds, w, z, rng):
     """One noisy proximal step on the coordinates ``block[:m]``, all gradients taken at the same w.
 
     Updates ``w`` and ``z = Xw`` in place; ``derivatives`` (n) and ``gradients`` (p) are work
-    space; the old values of ``w`` go to ``olds[:m]``.
+    space; the old values of ``w`` go to ``olds[:m]``. One ``rng.standard_normal()`` per block entry.
     """
     block_gradients(is_sparse, Xf, data, indices, indptr, y, loss_code, thresholds, block, m, z,
                     derivatives, gradients)
@@ -140,7 +142,7 @@ def block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
         old = w[j]
         olds[b] = old
         gamma = step_sizes[j]
-        noise = noise_std[j] * factor * np.random.standard_normal()
+        noise = noise_std[j] * factor * rng.standard_normal()
         new = penalty_prox(penalty_code, old - gamma * (gradients[b] + noise), gamma, lam)
         if new != old:
             add_scaled_column(is_sparse, Xf, data, indices, indptr, j, new - old, z)
@@ -150,7 +152,7 @@ def block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
 @njit(cache=True)
 def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, sketch, tau,
             probabilities, step_sizes, thresholds, noise_std, noise_weights, n_iterations, inner,
-            checkpoints, seed, w0):
+            checkpoints, rng, w0):
     """Run DP-SkGD for ``n_iterations`` block steps from ``w0``.
 
     Parameters
@@ -171,8 +173,8 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
         K of Algorithm 1 (average every K steps); 0 returns the last iterate, no averaging.
     checkpoints : int64 ndarray, increasing
         Iteration counts at which to record the current output (0 = before the first step).
-    seed : int
-        Seed of numba's generator.
+    rng : numpy.random.Generator
+        The run's generator (:func:`privcd.algorithms.base.kernel_rng`); advanced in place.
 
     Returns
     -------
@@ -181,7 +183,6 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
     snapshots : ndarray of shape (len(checkpoints), p)
         The output at each checkpoint.
     """
-    np.random.seed(seed)
     n = y.shape[0]
     p = w0.shape[0]
     w = w0.copy()
@@ -203,16 +204,17 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
             snapshots[c] = out if averaging else w
             c += 1
         if sketch == SKETCH_UNIFORM:
-            j = np.random.randint(0, p)
-            normal_draw = np.random.standard_normal()
+            j = bounded_integer(rng, 0, p)
+            normal_draw = rng.standard_normal()
             block[0] = j
             olds[0] = coordinate_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
                                       lam, step_sizes, thresholds, noise_std, j, normal_draw, w, z)
             m = 1
         else:
-            m = draw_block(sketch, tau, probabilities, top, order, block)
+            m = draw_block(sketch, tau, probabilities, top, order, block, rng)
             block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
-                       thresholds, noise_std, noise_weights, block, m, derivatives, gradients, olds, w, z)
+                       thresholds, noise_std, noise_weights, block, m, derivatives, gradients, olds, w, z,
+                       rng)
         if averaging:
             k = it % inner
             # Lazy running sum of the states theta^1..theta^K, as in the DP-CD kernel:
