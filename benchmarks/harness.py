@@ -17,11 +17,12 @@ def median_seconds(function, repeats, *, minimum_seconds=0.0):
 
 
 def hardware_bound_seconds(problem, repeats=50):
-    """Median time of one BLAS/scipy ``X.T @ r`` over the same X: reading X once.
+    """Median times of one BLAS/scipy ``X.T @ r`` over the same X (reading X once), with BLAS
+    limited to one thread and with all threads: ``(one_thread, best)``.
 
-    Measured with BLAS limited to one thread and with all threads, keeping the faster: on a
-    loaded machine multi-threaded BLAS can stall by orders of magnitude, which would flatter
-    every ratio to this bound.
+    ``best`` is the faster of the two (the hardware bound; on a loaded machine multi-threaded BLAS
+    can stall by orders of magnitude, which would flatter every ratio); ``one_thread`` is the
+    bound of a single-threaded kernel.
     """
     r = np.random.default_rng(0).normal(size=problem.n_samples)
     X = problem.X
@@ -29,4 +30,4 @@ def hardware_bound_seconds(problem, repeats=50):
     for threads in (1, None):
         with threadpool_limits(limits=threads, user_api="blas"):
             timings.append(median_seconds(lambda: X.T @ r, repeats, minimum_seconds=0.2))
-    return min(timings)
+    return timings[0], min(timings)
