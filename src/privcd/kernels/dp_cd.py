@@ -13,6 +13,7 @@ same coordinates.
 import numpy as np
 from numba import njit
 
+from privcd.kernels.averaging import close_epoch, credit_change
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.draws import bounded_integer
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns
@@ -80,16 +81,9 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
         old = coordinate_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
                               step_sizes, thresholds, noise_std, j, normal_draw, w, z)
         if averaging:
-            # Lazy running sum of the states theta^1..theta^K: coordinate j held `old`
-            # during states held_since[j] + 1 .. k.
-            total[j] += old * (k - held_since[j])
-            held_since[j] = k
+            credit_change(total, held_since, j, old, k)
             if k == inner - 1:
-                for jj in range(p):
-                    out[jj] = (total[jj] + w[jj] * (inner - held_since[jj])) / inner
-                    w[jj] = out[jj]
-                total[:] = 0.0
-                held_since[:] = 0
+                close_epoch(total, held_since, w, out, inner)
                 z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
     while c < checkpoints.shape[0]:
         snapshots[c] = out if averaging else w

@@ -30,6 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
+from privcd.kernels.averaging import close_epoch, credit_change
 from privcd.kernels.dispatch import loss_derivative, penalty_prox
 from privcd.kernels.draws import bounded_integer
 from privcd.kernels.dp_cd import coordinate_step
@@ -217,18 +218,10 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
                        rng)
         if averaging:
             k = it % inner
-            # Lazy running sum of the states theta^1..theta^K, as in the DP-CD kernel:
-            # coordinate j held its old value during states held_since[j] + 1 .. k.
             for b in range(m):
-                j = block[b]
-                total[j] += olds[b] * (k - held_since[j])
-                held_since[j] = k
+                credit_change(total, held_since, block[b], olds[b], k)
             if k == inner - 1:
-                for jj in range(p):
-                    out[jj] = (total[jj] + w[jj] * (inner - held_since[jj])) / inner
-                    w[jj] = out[jj]
-                total[:] = 0.0
-                held_since[:] = 0
+                close_epoch(total, held_since, w, out, inner)
                 z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
     while c < checkpoints.shape[0]:
         snapshots[c] = out if averaging else w
