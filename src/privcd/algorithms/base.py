@@ -96,6 +96,13 @@ def default_checkpoint_count(passes, n_iterations):
     return int(min(n_iterations, max(1, np.ceil(passes))))
 
 
+def checkpoints_for(options, passes, n_iterations):
+    """The checkpoint schedule of a run: ``options["checkpoints"]`` evenly spaced checkpoints, or
+    one per pass when that option is ``None``."""
+    count = options["checkpoints"] or default_checkpoint_count(passes, n_iterations)
+    return checkpoint_schedule(n_iterations, count)
+
+
 def coordinate_thresholds(M, clip):
     """Coordinate-wise clipping thresholds ``C_j = sqrt(M_j / tr(M)) * clip`` (dp-cd Section 5.1).
 

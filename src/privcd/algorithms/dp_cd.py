@@ -40,8 +40,7 @@ import numpy as np
 
 from privcd import privacy
 from privcd.algorithms.base import (
-    Plan, checkpoint_schedule, coordinate_step_sizes, coordinate_thresholds,
-    default_checkpoint_count, iterations_for, kernel_rng,
+    Plan, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
 )
 from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
 from privcd.kernels.dp_cd import dp_cd
@@ -95,7 +94,6 @@ def plan(problem, settings, options):
         smoothness_epsilon, epsilon = split_budget(settings.epsilon, share)
     calibration = calibrate_releases(n_iterations, epsilon=epsilon, delta=settings.delta,
                                      accountant=options["accountant"])
-    count = options["checkpoints"] or default_checkpoint_count(settings.passes, n_iterations)
     if smoothness == "public":
         step_sizes, thresholds, noise_std = coordinate_parameters(
             problem.M, settings.step, settings.clip, calibration.noise_multiplier, problem.n_samples)
@@ -111,7 +109,7 @@ def plan(problem, settings, options):
     return Plan(
         n_iterations=n_iterations,
         iterations_per_pass=per_pass,
-        checkpoints=checkpoint_schedule(n_iterations, count),
+        checkpoints=checkpoints_for(options, settings.passes, n_iterations),
         calibration=calibration,
         kernel=kernel,
         info=info,

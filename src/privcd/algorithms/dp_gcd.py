@@ -62,8 +62,7 @@ import numpy as np
 
 from privcd import privacy
 from privcd.algorithms.base import (
-    Plan, checkpoint_schedule, coordinate_step_sizes, coordinate_thresholds,
-    default_checkpoint_count, iterations_for, kernel_rng,
+    Plan, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
 )
 from privcd.kernels.dp_gcd import RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, dp_gcd
 from privcd.kernels.layout import column_arrays
@@ -118,11 +117,10 @@ def plan(problem, settings, options):
         selection_scale = release_scale = np.zeros_like(M)
         calibration = privacy.Calibration(noise_multiplier=0.0, epsilon=math.inf, delta=settings.delta,
                                           accountant=None, event=None)
-    count = options["checkpoints"] or default_checkpoint_count(settings.passes, n_iterations)
     return Plan(
         n_iterations=n_iterations,
         iterations_per_pass=1.0,
-        checkpoints=checkpoint_schedule(n_iterations, count),
+        checkpoints=checkpoints_for(options, settings.passes, n_iterations),
         calibration=calibration,
         kernel=dict(step_sizes=coordinate_step_sizes(M, settings.step), thresholds=thresholds,
                     selection_scale=selection_scale, release_scale=release_scale, rule=RULES[rule]),

@@ -52,8 +52,7 @@ import math
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import (Plan, checkpoint_schedule, default_checkpoint_count, iterations_for,
-                                    kernel_rng)
+from privcd.algorithms.base import Plan, checkpoints_for, iterations_for, kernel_rng
 from privcd.kernels.dp_scd import dp_scd
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.spectral import row_sq_norms
@@ -101,11 +100,10 @@ def dual_plan(problem, settings, options, *, sensitivity, sequential):
         epsilon=settings.epsilon, delta=settings.delta, accountant=accountant)
     release_sensitivity = sensitivity(settings.clip, batch_size)
     noise_std = calibration.noise_multiplier * release_sensitivity if settings.private else 0.0
-    count = options["checkpoints"] or default_checkpoint_count(settings.passes, n_iterations)
     return Plan(
         n_iterations=n_iterations,
         iterations_per_pass=per_pass,
-        checkpoints=checkpoint_schedule(n_iterations, count),
+        checkpoints=checkpoints_for(options, settings.passes, n_iterations),
         calibration=calibration,
         kernel=dict(clip=settings.clip, noise_std=noise_std, batch_size=batch_size,
                     subproblem_scale=1.0 if sequential else float(batch_size),

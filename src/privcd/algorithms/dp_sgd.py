@@ -23,8 +23,7 @@ checkpoints : int or None
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import (Plan, checkpoint_schedule, default_checkpoint_count, iterations_for,
-                                    kernel_rng)
+from privcd.algorithms.base import Plan, checkpoints_for, iterations_for, kernel_rng
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd
 from privcd.kernels.layout import row_arrays
 from privcd.validation import check_choice, check_positive_int
@@ -56,11 +55,10 @@ def plan(problem, settings, options):
     if settings.private:
         noise_std = calibration.noise_multiplier * privacy.subsampled_gaussian_sensitivity(
             settings.clip, sampling)
-    count = options["checkpoints"] or default_checkpoint_count(settings.passes, n_iterations)
     return Plan(
         n_iterations=n_iterations,
         iterations_per_pass=per_pass,
-        checkpoints=checkpoint_schedule(n_iterations, count),
+        checkpoints=checkpoints_for(options, settings.passes, n_iterations),
         calibration=calibration,
         kernel=dict(step=settings.step / problem.beta, clip=settings.clip, noise_std=noise_std,
                     batch_size=batch_size, sampling=SAMPLING_CODES[sampling]),

@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcd.algorithms.base import Plan, checkpoint_schedule, default_checkpoint_count, kernel_rng
+from privcd.algorithms.base import Plan, checkpoints_for, kernel_rng
 from privcd.algorithms.dp_cd import calibrate_releases, coordinate_parameters, iteration_count
 from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
 from privcd.kernels.layout import column_arrays
@@ -175,11 +175,10 @@ def plan(problem, settings, options):
         # sigma_S = z Delta_S = (z 2 / n) sqrt(sum_{k in S} C_k^2) on every coordinate of S
         noise_std = np.full(problem.n_features, z * 2.0 / problem.n_samples)
         noise_weights = thresholds**2
-    count = options["checkpoints"] or default_checkpoint_count(settings.passes, n_iterations)
     return Plan(
         n_iterations=n_iterations,
         iterations_per_pass=per_pass,
-        checkpoints=checkpoint_schedule(n_iterations, count),
+        checkpoints=checkpoints_for(options, settings.passes, n_iterations),
         calibration=calibration,
         kernel=dict(sketch=sketch.code, tau=sketch.tau,
                     probabilities=sketch.probabilities if sketch.code == SKETCH_IMPORTANCE
