@@ -95,3 +95,6 @@ def test_support_comparison_has_three_quantities_per_cell_and_unexplained_off_ce
     assert gcd.loc["incorrect", "reason"] == "not explained yet"
     assert set(comparison[comparison["algorithm"] == "dp-cd"]["verdict"]) == {"not run"}
     assert winners(comparison).iloc[0].tolist() == ["sq", "dp-gcd", "dp-gcd", "yes"]
+    tied = recovery.assign(algorithm="dp-cd")
+    both = pd.concat([recovery, tied], ignore_index=True)
+    assert winners(compare_support(both, values)).iloc[0].tolist() == ["sq", "dp-gcd", "dp-gcd = dp-cd", "yes"]

@@ -55,9 +55,9 @@ def test_support_table_has_table_3s_rows_and_cells():
     row = recovery.iloc[0]
     assert (row["correct"], row["incorrect"], row["relative_error"]) == (1.5, 0.5, 0.25)
     assert row["relative_error_std"] == pytest.approx(np.std([0.0, 0.5], ddof=1))
-    table = support_table(recovery, {"sq": 2}, titles={"sq": "square"})
+    table = support_table(recovery, {"sq": 2}, titles={"sq": "square"}, legend={"dp-gcd": "DP-GCD"})
     assert list(table.columns) == ["", "square"]
-    assert table.iloc[:, 0].tolist() == ["||w*||_0", "dp-gcd", "dp-cd"]
+    assert table.iloc[:, 0].tolist() == ["||w*||_0", "DP-GCD", "dp-cd"]
     assert table["square"].tolist() == ["2", "1.5 / 0.5 (0.25)", "0 / 0 (1)"]
 
 

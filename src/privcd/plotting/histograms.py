@@ -1,4 +1,6 @@
 """dp-gcd Figure 2: histograms of ``|w*_j|`` with the alpha of (alpha, 5)-quasi-sparsity."""
+import textwrap
+
 from privcd.plotting.draw import plt
 
 ALPHA_COLOR = "purple"  # dp-gcd Figure 2: "Purple line indicates the alpha ..."
@@ -35,6 +37,6 @@ def histogram_figure(histograms, *, titles=None, title=None):
     for axis in list(axes.flat)[len(problems):]:
         axis.set_visible(False)
     if title:
-        figure.suptitle(title)
+        figure.suptitle(textwrap.fill(title, 45 * columns))
     figure.tight_layout()
     return figure

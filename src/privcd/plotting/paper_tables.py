@@ -8,7 +8,7 @@ def privacy_label(epsilon, delta):
     return f"ε = {epsilons}, δ = {delta if isinstance(delta, str) else format(delta, 'g')}"
 
 
-def per_passes_table(best, problems, star=True):
+def per_passes_table(best, problems, star=True, legend=None):
     """dp-cd Table 2 (``star``) or Table 3 (no star): rows (problem title, privacy, algorithm), one
     column per number of passes, cells ``"mean ± std"``.
 
@@ -19,6 +19,8 @@ def per_passes_table(best, problems, star=True):
     problems : dict
         Problem name -> ``(title, privacy label)``, in the table's row order (problems missing from
         ``best`` are left out).
+    legend : dict, optional
+        Algorithm entry -> name in the table (``"DP-CD"``).
     """
     table = error_table(best, by=("passes",), star=star)
     order = {name: index for index, name in enumerate(problems)}
@@ -28,4 +30,5 @@ def per_passes_table(best, problems, star=True):
     table = table.sort_values("problem", key=lambda column: column.map(order), kind="stable")
     table.insert(2, "privacy", [problems[name][1] for name in table["problem"]])
     table["problem"] = [problems[name][0] for name in table["problem"]]
+    table["algorithm"] = table["algorithm"].map(lambda name: (legend or {}).get(name, name))
     return table.drop(columns="paper").reset_index(drop=True)

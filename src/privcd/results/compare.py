@@ -23,7 +23,7 @@ import yaml
 
 VERDICTS = ("within spread", "same order of magnitude", "off", "not run")
 UNEXPLAINED = "not explained yet"
-NOT_RUN = "no result: problem not run (results/data/notes.md)"
+NOT_RUN = "no result here: the problem did not run (results/data/notes.md) or its grid lacks this cell"
 
 
 def verdict(ours, ours_spread, paper, paper_spread):
@@ -97,7 +97,8 @@ def compare_support(recovery, values):
 
 
 def winners(comparison, value="relative gap"):
-    """Per problem: the algorithm with the lowest paper value and the one with our lowest value.
+    """Per problem: the algorithm(s) with the lowest paper value and with our lowest value (ties
+    joined by ``" = "``); ``agree`` is "yes" when the paper's best is among ours.
 
     For dp-cd Table 2 (rows with ``passes``) the minimum is over all numbers of passes; for dp-gcd
     Table 3 over the ``value`` rows. Columns problem, paper, ours, agree.
@@ -107,12 +108,19 @@ def winners(comparison, value="relative gap"):
         frame = frame[frame["quantity"] == value]
     rows = []
     for problem, group in frame.groupby("problem", sort=False):
-        paper = group.loc[group["paper"].idxmin(), "algorithm"]
-        ran = group.dropna(subset=["ours"])
-        ours = ran.loc[ran["ours"].idxmin(), "algorithm"] if len(ran) else None
-        rows.append({"problem": problem, "paper": paper, "ours": ours if ours else "(not run)",
-                     "agree": "yes" if ours == paper else ("-" if ours is None else "no")})
+        paper = _best(group, "paper")
+        ours = _best(group.dropna(subset=["ours"]), "ours")
+        rows.append({"problem": problem, "paper": " = ".join(paper), "ours": " = ".join(ours) or "(not run)",
+                     "agree": "-" if not ours else ("yes" if set(paper) <= set(ours) else "no")})
     return pd.DataFrame(rows, columns=["problem", "paper", "ours", "agree"])
+
+
+def _best(group, column):
+    """The algorithms whose lowest ``column`` value is the group's lowest (ties kept, config order)."""
+    if not len(group):
+        return []
+    lowest = group.groupby("algorithm", sort=False)[column].min()
+    return [name for name, low in lowest.items() if low == lowest.min()]
 
 
 def _row(values, problem, algorithm, where, mean, spread, paper, paper_spread):

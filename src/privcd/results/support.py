@@ -40,7 +40,7 @@ def support_recovery(problem, algorithm, iterates, w_star, f_star):
             "relative_error_std": spread(gaps), "runs": len(counts)}
 
 
-def support_table(recovery, nonzeros, titles=None):
+def support_table(recovery, nonzeros, titles=None, legend=None):
     """dp-gcd Table 3: first row ``||w*||_0``, then one row per algorithm, one column per problem;
     cells ``"correct / incorrect (gap)"`` (counts are means over runs, the gap to 2 significant
     digits as in the paper).
@@ -53,8 +53,10 @@ def support_table(recovery, nonzeros, titles=None):
         Problem -> ``||w*||_0``.
     titles : dict, optional
         Problem -> column title.
+    legend : dict, optional
+        Algorithm entry -> row name (``"DP-GCD"``).
     """
-    titles = titles or {}
+    titles, legend = titles or {}, legend or {}
     problems = list(dict.fromkeys(recovery["problem"]))
     cells = recovery.assign(cell=[f"{_count(c)} / {_count(i)} ({g:.2g})" for c, i, g in
                                   zip(recovery["correct"], recovery["incorrect"], recovery["relative_error"])])
@@ -62,7 +64,7 @@ def support_table(recovery, nonzeros, titles=None):
     table = table.reindex(index=list(dict.fromkeys(recovery["algorithm"])), columns=problems).fillna("")
     first = pd.DataFrame([[str(nonzeros[problem]) for problem in problems]], columns=problems,
                          index=["||w*||_0"])
-    table = pd.concat([first, table])
+    table = pd.concat([first, table.rename(index=legend)])
     table.columns = [titles.get(problem, problem) for problem in problems]
     return table.rename_axis("").reset_index()
 
