@@ -40,9 +40,9 @@ def verdict(ours, ours_spread, paper, paper_spread):
 def printed_spread(text):
     """Half a unit of the last printed digit of ``text`` (``"0.020"`` -> 0.0005, ``"3"`` -> 0.5)."""
     text = str(text).strip().lower()
+    float(text)  # a ValueError naming the text if it is not a number
     mantissa, _, exponent = text.partition("e")
     decimals = len(mantissa.partition(".")[2])
-    float(text)  # a ValueError naming the text if it is not a number
     return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0))
 
 
