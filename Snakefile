@@ -15,6 +15,11 @@ include: "workflow/rules/optimum.smk"
 include: "workflow/rules/tune.smk"
 include: "workflow/rules/final.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/paper_common.smk"
+include: "workflow/rules/paper_figures.smk"
+include: "workflow/rules/paper_dp_gcd.smk"
+include: "workflow/rules/paper_dp_cd.smk"
+include: "workflow/rules/compare.smk"
 
 
 rule all:

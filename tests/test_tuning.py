@@ -176,6 +176,17 @@ def test_bad_algorithm_grids_are_errors_naming_the_entry(grid, words):
         assert word in str(error.value)
 
 
+def test_an_entry_with_problems_runs_on_those_only_and_unknown_names_are_errors():
+    config = smoke_config()
+    config["papers"]["demo"]["algorithms"]["sgd-batch"]["problems"] = ["c"]
+    experiment = Experiment(config)
+    assert {key for key in experiment.studies if key[2] == "sgd-batch"} == {("demo", "c", "sgd-batch")}
+    assert {key[1] for key in experiment.studies if key[2] == "dp-cd"} == {"a", "b", "c"}
+    config["papers"]["demo"]["algorithms"]["sgd-batch"]["problems"] = ["c", "zz"]
+    with pytest.raises(ValueError, match=r"papers.demo.algorithms.sgd-batch.problems: \['zz'\]"):
+        Experiment(config)
+
+
 def test_unknown_algorithm_is_an_error_naming_it():
     config = smoke_config()
     config["papers"]["demo"]["algorithms"]["dp-xx"] = copy.deepcopy(config["papers"]["demo"]["algorithms"]["dp-cd"])

@@ -71,4 +71,4 @@ def all_targets():
     for paper in EXPERIMENT.papers:
         targets += expand("figures/{paper}/convergence_{x}.{ext}", paper=paper, x=["passes", "seconds"], ext=["pdf", "png"])
         targets += expand("results/tables/{paper}/{table}_errors.{ext}", paper=paper, table=["final", "tuning"], ext=["md", "tex"])
-    return targets
+    return targets + paper_targets()  # the papers' own figures and tables: paper_common.smk

@@ -3,13 +3,13 @@ problem (and algorithm, when results are grouped), a star on the lowest mean err
 import re
 
 
-def error_table(errors, by=()):
+def error_table(errors, by=(), star=True):
     """Pivot :func:`privcd.plotting.final_errors` into a table of ``"mean ± std"`` strings.
 
     Without ``by``: rows (paper, problem), one column per algorithm. With ``by`` (e.g.
     ``("passes",)``): rows (paper, problem, algorithm), one column per value of the group
-    (``"passes=2"``), as dp-cd Table 2. The lowest mean of each row is starred; cells without a
-    result are empty.
+    (``"passes=2"``), as dp-cd Table 2. The lowest mean of each row is starred (unless ``star`` is
+    false: dp-cd Table 3's running times); cells without a result are empty.
     """
     errors = errors.copy()
     if by:
@@ -20,8 +20,9 @@ def error_table(errors, by=()):
         rows = ["paper", "problem"]
         errors["column"] = errors["algorithm"]
     errors["cell"] = [f"{mean:.4f} ± {std:.0e}" for mean, std in zip(errors["mean"], errors["std"])]
-    best = errors.groupby(rows)["mean"].transform("min")
-    errors.loc[errors["mean"] == best, "cell"] += "*"
+    if star:
+        best = errors.groupby(rows)["mean"].transform("min")
+        errors.loc[errors["mean"] == best, "cell"] += "*"
     order = list(dict.fromkeys(errors["column"]))
     table = errors.pivot(index=rows, columns="column", values="cell").reindex(columns=order).fillna("")
     table.columns.name = None

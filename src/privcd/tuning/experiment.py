@@ -8,7 +8,8 @@ problem
     identified as ``"<paper>/<problem>"``.
 study
     One (paper, problem, algorithm entry): a grid of configurations tuned with ``runs.tune``
-    repetitions each, then the selected configuration(s) run ``runs.final`` times.
+    repetitions each, then the selected configuration(s) run ``runs.final`` times. An entry with
+    ``problems`` runs on those problems of the paper only (dp-gcd Figure 3's rules: L1 problems).
 configuration
     The keyword arguments of :func:`privcd.fit` besides problem, algorithm and seed: ``epsilon``,
     ``delta`` (possibly symbolic, ``"1/n^2"``), ``passes``, ``step``, ``clip`` and the options.
@@ -97,12 +98,15 @@ class Experiment:
         self.problems = {}
         self.studies = {}
         for paper, block in config["papers"].items():
+            _check_problem_lists(paper, block)
             for name, entry in block["problems"].items():
                 problem = self._problem(paper, name, block, entry)
                 if problem is None:
                     continue
                 self.problems[problem.key] = problem
                 for algorithm_name, algorithm in block["algorithms"].items():
+                    if name not in algorithm.get("problems", block["problems"]):
+                        continue
                     self.studies[(paper, name, algorithm_name)] = self._study(problem, algorithm_name,
                                                                               algorithm, block)
 
@@ -192,6 +196,15 @@ class Experiment:
                      grid_id=hashlib.sha256(grid_json.encode()).hexdigest()[:12],
                      configurations=configurations)
 
+
+
+def _check_problem_lists(paper, block):
+    """``ValueError`` naming an algorithm entry's ``problems`` that are not problems of the paper."""
+    for name, entry in block["algorithms"].items():
+        unknown = sorted(set(entry.get("problems", ())) - set(block["problems"]))
+        if unknown:
+            raise ValueError(f"papers.{paper}.algorithms.{name}.problems: {unknown} are not problems of "
+                             f"the paper; its problems are {sorted(block['problems'])}")
 
 
 @lru_cache(maxsize=None)

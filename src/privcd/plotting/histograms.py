@@ -1,0 +1,42 @@
+"""dp-gcd Figure 2: histograms of ``|w*_j|`` with the alpha of (alpha, 5)-quasi-sparsity."""
+import textwrap
+
+from privcd.plotting.draw import plt
+
+ALPHA_COLOR = "purple"  # dp-gcd Figure 2: "Purple line indicates the alpha ..."
+
+
+def histogram_figure(histograms, *, titles=None, title=None):
+    """One panel per problem of ``histograms``: bars of the number of coordinates per bin of
+    ``|w*_j|``, logarithmic y axis, a purple vertical line at alpha.
+
+    Parameters
+    ----------
+    histograms : pandas.DataFrame
+        :func:`privcd.results.quasi_sparsity.solution_histograms`.
+    titles : dict, optional
+        Problem -> panel title.
+    title : str, optional
+    """
+    problems = list(dict.fromkeys(histograms["problem"]))
+    columns = min(4, max(1, len(problems)))
+    rows = -(-len(problems) // columns) if problems else 1
+    figure, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 2.9 * rows), squeeze=False)
+    for axis, problem in zip(axes.flat, problems):
+        bins = histograms[histograms["problem"] == problem]
+        axis.bar(bins["left"], bins["count"], width=bins["right"] - bins["left"], align="edge",
+                 color="tab:blue", edgecolor="white", linewidth=0.3)
+        first = bins.iloc[0]
+        axis.axvline(first["alpha"], color=ALPHA_COLOR, linewidth=1.5,
+                     label=f"α = {first['alpha']:.3g} (τ = {first['tau']})")
+        axis.set_yscale("log")
+        axis.set_title((titles or {}).get(problem, problem))
+        axis.set_xlabel("|w*_j|")
+        axis.set_ylabel("number of coordinates")
+        axis.legend(fontsize="small")
+    for axis in list(axes.flat)[len(problems):]:
+        axis.set_visible(False)
+    if title:
+        figure.suptitle(textwrap.fill(title, 45 * columns))
+    figure.tight_layout()
+    return figure

@@ -1,0 +1,67 @@
+"""privcd.tuning.lambdas: the L1 strength with a given support size (dp-gcd Table 3's ||w*||_0)."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import privcd
+from privcd.tuning.lambdas import lambda_for_support, lambda_max
+from tests.conftest import make_problem
+
+CONFIG = Path(__file__).resolve().parents[1] / "config" / "config.yaml"
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+@pytest.mark.parametrize("target", [1, 4, 9])
+def test_the_lambda_found_has_the_target_support_and_is_reproducible(loss, target, storage):
+    problem = make_problem(loss, "l1", 1.0, sparse=storage == "sparse", n=200, p=15, density=0.8)
+    search = lambda_for_support(problem, target)
+    assert np.count_nonzero(search.w_star) == target and search.path[-1] == (search.lam, target)
+    solved = privcd.solve_nonprivate(privcd.Problem(problem.X, problem.y, loss, "l1", search.lam))
+    assert np.count_nonzero(solved.w_star) == target
+    assert lambda_for_support(problem, target).lam == search.lam
+
+
+def test_lambda_max_is_where_the_support_becomes_empty():
+    problem = make_problem("squared", "l1", 1.0)
+    top = lambda_max(problem)
+    at = privcd.solve_nonprivate(privcd.Problem(problem.X, problem.y, "squared", "l1", top))
+    below = privcd.solve_nonprivate(privcd.Problem(problem.X, problem.y, "squared", "l1", 0.99 * top))
+    assert np.count_nonzero(at.w_star) == 0 and np.count_nonzero(below.w_star) >= 1
+
+
+@pytest.mark.parametrize("penalty, target, kwargs, words", [
+    ("l2", 3, {}, ["penalty='l2'", "'l1'"]),
+    ("l1", 0, {}, ["target=0"]),
+    ("l1", 16, {}, ["target=16", "p=15"]),
+    ("l1", 3, {"low_ratio": 1.5}, ["low_ratio=1.5"]),
+    ("l1", 14, {"low_ratio": 0.9}, ["fewer than target=14", "low_ratio"]),
+])
+def test_bad_arguments_are_errors_naming_them(penalty, target, kwargs, words):
+    problem = make_problem("squared", penalty, 1.0)
+    with pytest.raises(ValueError) as error:
+        lambda_for_support(problem, target, **kwargs)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_an_exhausted_budget_is_an_error_with_the_sizes_seen():
+    problem = make_problem("squared", "l1", 1.0, n=200, p=15, density=0.8)
+    with pytest.raises(RuntimeError, match="no lambda with"):
+        lambda_for_support(problem, 5, max_evaluations=1)
+
+
+# dp-gcd Table 3: ||w*||_0 of the L1 problems; the config's lambdas must reproduce them here.
+TABLE_3 = {("dp-gcd", "square"): 7, ("dp-gcd", "california"): 3, ("dp-gcd", "dorothea"): 72,
+           ("dp-gcd", "madelon-l1"): 3, ("dp-cd", "sparse-lasso"): 7, ("dp-cd", "california-balanced"): 3,
+           ("dp-cd", "california-imbalanced"): 3}
+
+
+@pytest.mark.parametrize("paper, name", sorted(TABLE_3))
+def test_the_configs_l1_lambdas_give_table_3s_support_sizes(paper, name, shared_datasets):
+    entry = yaml.safe_load(CONFIG.read_text())["papers"][paper]["problems"][name]
+    dataset = {"dorothea": "dorothea-valid"}.get(entry["dataset"], entry["dataset"])
+    data = privcd.load_dataset(dataset, preprocessing=entry.get("preprocessing", "raw"), mirror=shared_datasets)
+    optimum = privcd.solve_nonprivate(privcd.Problem(data.X, data.y, entry["loss"], "l1", entry["lam"]))
+    assert np.count_nonzero(optimum.w_star) == TABLE_3[(paper, name)]

@@ -1,0 +1,53 @@
+# Helpers of the papers' own rules (paper_figures.smk, paper_dp_gcd.smk, paper_dp_cd.smk,
+# compare.smk): which problems, studies and files each paper output needs, and paper_targets(),
+# the outputs the `all` rule asks for. The logic of the outputs lives in privcd.results and
+# privcd.plotting.
+from privcd.plotting.panels import figure_spec, paper_legend
+from privcd.plotting.paper_tables import privacy_label
+
+
+def paper_targets():
+    targets = []
+    for paper in EXPERIMENT.papers:
+        for name in config["papers"][paper].get("figures", {}):
+            targets += expand("figures/{paper}/{figure}.{ext}", paper=paper, figure=name, ext=["pdf", "png"])
+    if "dp-gcd" in EXPERIMENT.papers:
+        targets += expand("figures/dp-gcd/figure_2.{ext}", ext=["pdf", "png"])
+        targets += expand("results/tables/dp-gcd/table_{n}.{ext}", n=[1, 4], ext=["md", "tex"])
+        if dp_gcd_support_keys():
+            targets += expand("results/tables/dp-gcd/table_3.{ext}", ext=["md", "tex"])
+    if "dp-cd" in EXPERIMENT.papers:
+        targets += expand("results/tables/dp-cd/table_{n}.{ext}", n=[2, 3], ext=["md", "tex"])
+    if {"dp-cd", "dp-gcd"} & set(EXPERIMENT.papers):
+        targets.append("results/compare/papers.md")
+    return targets
+
+
+def dp_gcd_problems():
+    return [p.name for p in EXPERIMENT.problems.values() if p.paper == "dp-gcd"]
+
+
+def dp_gcd_support_keys():
+    """(problem, algorithm entry) of every dp-gcd study on an L1 problem: the cells of Table 3."""
+    return [(s.problem.name, s.name) for s in EXPERIMENT.studies_of("dp-gcd") if s.problem.penalty == "l1"]
+
+
+def dp_gcd_datasets():
+    """(dataset used, its preprocessing, dataset of the paper) of dp-gcd's problems, first of each dataset."""
+    entries = config["papers"]["dp-gcd"]["problems"] if "dp-gcd" in EXPERIMENT.papers else {}
+    first = {}
+    for p in EXPERIMENT.problems.values():
+        if p.paper == "dp-gcd":
+            first.setdefault(p.dataset, (p.dataset, p.preprocessing, entries[p.name]["dataset"]))
+    return list(first.values())
+
+
+PAPER_VALUES = Path(workflow.basedir) / "config" / "paper_values"  # in the checkout, whatever --directory
+COMPARED = [  # (kind, paper values, input key, the result it is compared with)
+    ("per_passes", str(PAPER_VALUES / "dp-cd.yaml"), "dp_cd", "results/aggregate/dp-cd/tuning.parquet"),
+    ("support", str(PAPER_VALUES / "dp-gcd.yaml"), "dp_gcd", "results/tables/dp-gcd/support_recovery.parquet"),
+]
+
+
+def compared_papers():
+    return {key: (result if key.replace("_", "-") in EXPERIMENT.papers else None) for _, _, key, result in COMPARED}

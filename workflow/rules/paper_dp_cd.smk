@@ -1,0 +1,41 @@
+# dp-cd's own tables (Appendix G): Table 2, the best relative error for each number of passes on
+# the data, and Table 3, the running time of the same configurations (mean ± std over the tuning
+# runs). Figures 1-3: paper_figures.smk.
+
+PER_PASSES_TABLES = {
+    "2": ("metric_relative_error", True, "Relative error to the non-private optimal value of the objective for different numbers of passes on the data, after tuning step size and clipping (mean ± std over the tuning runs of the best configuration; dp-cd Table 2). A star marks the lowest error of each row."),
+    "3": ("seconds", False, "Running time in seconds (kernel time) for different numbers of passes on the data, for the configurations of Table 2 (mean ± std over their tuning runs; dp-cd Table 3)."),
+}
+
+
+rule per_passes_table:
+    input:
+        "results/aggregate/dp-cd/tuning.parquet",
+    output:
+        md=report(
+            "results/tables/dp-cd/table_{table}.md",
+            caption="../report/per_passes_table.rst",
+            category="dp-cd",
+            subcategory="Tables",
+            labels={"paper": "dp-cd", "table": "table_{table}"},
+        ),
+        tex="results/tables/dp-cd/table_{table}.tex",
+    wildcard_constraints:
+        table="2|3",
+    params:
+        value=lambda wildcards: PER_PASSES_TABLES[wildcards.table][0],
+        star=lambda wildcards: PER_PASSES_TABLES[wildcards.table][1],
+        caption=lambda wildcards: PER_PASSES_TABLES[wildcards.table][2],
+        legend=lambda wildcards: paper_legend(EXPERIMENT, "dp-cd"),
+        problems=lambda wildcards: {p.name: (p.title, privacy_label(p.epsilon, p.delta))
+                                    for p in EXPERIMENT.problems.values() if p.paper == "dp-cd"},
+    conda:
+        "../envs/privcd.yaml"
+    log:
+        "logs/tables/dp-cd/table_{table}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/per_passes_table.py"
