@@ -12,8 +12,8 @@ An algorithm module defines
 ``plan(problem, settings, options) -> Plan``
     validates the options, calibrates the noise and returns everything the kernel needs.
 ``run(problem, plan, seed) -> (w, snapshots)``
-    calls the numba kernel with the generator :func:`kernel_rng` ``(seed)``: the final iterate and
-    the iterate at each checkpoint.
+    calls the numba kernel with the stream key :func:`kernel_key` ``(seed)`` (or the generator
+    :func:`kernel_rng` ``(seed)``): the final iterate and the iterate at each checkpoint.
 
 :func:`privcd.fit` does the rest (checks, timing, evaluation of the objective at checkpoints).
 """
@@ -78,6 +78,25 @@ def kernel_rng(seed):
     ``np.random.SeedSequence(seed, spawn_key=(k,))`` are independent of this one.
     """
     return np.random.default_rng(seed)
+
+
+# Spawn key of the counter-based stream's key: apart from ``kernel_rng(seed)`` (no spawn key) and
+# from DP-CD-P's Laplace generator (spawn key 1, :mod:`privcd.algorithms.private_smoothness`).
+KEY_STREAM = 2
+
+
+def kernel_key(seed):
+    """The key (uint64) of a run's counter-based stream (:mod:`privcd.kernels.streams`).
+
+    64 bits of ``np.random.SeedSequence(seed, spawn_key=(KEY_STREAM,))``: a hash of the seed, so
+    the keys of different seeds are unrelated 64-bit numbers (the streams' overlap argument in
+    :mod:`privcd.kernels.streams` needs that). A kernel given the key draws word i of the stream
+    at counter i, with no generator object to unbox; numpy code replays any draw with the
+    ``_numpy`` twins of :mod:`privcd.kernels.streams` and :mod:`privcd.kernels.gaussian`. A kernel
+    running many configurations (one ``prange`` iteration each) gives each its own key, derived
+    here from that configuration's seed.
+    """
+    return np.random.SeedSequence(seed, spawn_key=(KEY_STREAM,)).generate_state(1, np.uint64)[0]
 
 
 def iterations_for(passes, iterations_per_pass):
