@@ -68,9 +68,10 @@ class Plan:
 
 
 def kernel_rng(seed):
-    """The generator a run's kernel draws from: ``np.random.default_rng(seed)`` (PCG64).
+    """The generator the DP-CD, DP-GCD and DP-SkGD kernels draw from: ``np.random.default_rng(seed)``
+    (PCG64); DP-SGD and DP-SCD draw from the counter-based stream :func:`kernel_key` ``(seed)``.
 
-    The kernels take it as an argument and call its methods inside numba, which draws from the
+    Those kernels take it as an argument and call its methods inside numba, which draws from the
     same PCG64 stream numpy would: ``rng.standard_normal()``, ``rng.random()`` and
     ``rng.integers(low, high)`` (:func:`privcd.kernels.draws.bounded_integer`) give the numbers
     numpy's own ``Generator`` methods give when called in the same order, so a plain numpy
