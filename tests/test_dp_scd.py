@@ -280,13 +280,17 @@ def test_calibrated_epsilon_is_at_most_the_target_and_tight(epsilon, delta, L, p
 
 @pytest.mark.parametrize("name", ["dp-scd", "seqdp-scd"])
 @pytest.mark.parametrize("loss", LOSSES)
-def test_dense_and_sparse_give_the_same_bits(name, loss):
+def test_dense_and_sparse_follow_the_same_path(name, loss):
+    """Same records and noise; the dense row sums are SIMD sums (kernels/rows.py), so the two agree to
+    rounding, far closer than a run with another seed."""
     dense = unit_problem(loss, n=80, density=0.5)
     sparse = unit_problem(loss, n=80, density=0.5, sparse=True)
-    a = privcd.fit(dense, name, epsilon=1.0, delta=1e-5, passes=3, step=1.0, clip=0.5, seed=4, batch_size=7)
-    b = privcd.fit(sparse, name, epsilon=1.0, delta=1e-5, passes=3, step=1.0, clip=0.5, seed=4, batch_size=7)
-    assert np.array_equal(a.w, b.w)
-    assert a.history["objective"].equals(b.history["objective"])
+    fit = dict(epsilon=1.0, delta=1e-5, passes=3, step=1.0, clip=0.5, batch_size=7)
+    a = privcd.fit(dense, name, seed=4, **fit)
+    b = privcd.fit(sparse, name, seed=4, **fit)
+    np.testing.assert_allclose(a.w, b.w, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(a.history["objective"], b.history["objective"], rtol=1e-10)
+    assert np.abs(privcd.fit(dense, name, seed=5, **fit).w - a.w).max() > 1e-3
 
 
 # -- errors ------------------------------------------------------------------------------------

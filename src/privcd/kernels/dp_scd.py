@@ -20,8 +20,9 @@ of ``v`` (lines 13-14). ``s`` is the CoCoA+ subproblem parameter sigma' (dp-scd 
 variant updates ``alpha`` and ``v`` after every record, so each record sees the previous ones
 (plain SDCA, ``s = 1``).
 
-A mini-batch costs O(L nnz(row)) for the updates and O(L + p) for the noise. Sums over a row run
-over stored entries in increasing column order, so dense and sparse X give the same bits.
+A mini-batch costs O(L nnz(row)) for the updates and O(L + p) for the noise. Row dot products are
+SIMD sums for dense X (:func:`privcd.kernels.rows.fast_row_dot`), so dense and sparse X agree to
+rounding.
 Every iteration draws, from the run's counter-based stream (:mod:`privcd.kernels.streams`, key from
 :func:`privcd.algorithms.base.kernel_key`, consumed in order from position 0), its batch (a partial
 Fisher-Yates shuffle, :func:`privcd.kernels.dp_sgd.draw_batch`) then L + p standard normals in one
@@ -37,7 +38,8 @@ from numba import njit
 
 from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, draw_batch
 from privcd.kernels.gaussian import fill_standard_normal
-from privcd.kernels.linalg import add_scaled_row, clip_scalar, row_dot
+from privcd.kernels.linalg import add_scaled_row, clip_scalar
+from privcd.kernels.rows import fast_row_dot
 from privcd.losses import hinge, logistic, squared
 
 
@@ -92,7 +94,7 @@ def scaled_update(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, loss_co
 
     ``zeta_j / max(1, |zeta_j| / C)`` of Algorithm 1 line 8 is the clipping of a scalar.
     """
-    z_j = row_dot(is_sparse, Xc, data, indices, indptr, j, v) / lam_n
+    z_j = fast_row_dot(is_sparse, Xc, data, indices, indptr, j, v) / lam_n
     q_j = subproblem_scale * row_sq_norms[j] / lam_n
     zeta = dual_coordinate_update(loss_code, alpha_j, y[j], z_j, q_j, box)
     return clip_scalar(zeta, clip)

@@ -23,37 +23,19 @@ from numba import njit
 from privcd.kernels.dispatch import loss_derivative, penalty_prox
 from privcd.kernels.elementary import log_positive
 from privcd.kernels.gaussian import fill_standard_normal
-from privcd.kernels.linalg import add_scaled_row, row_dot
+from privcd.kernels.linalg import add_scaled_row
+from privcd.kernels.rows import fast_row_dot
 from privcd.kernels.streams import bounded_index, uniform
 
 SAMPLE_WITHOUT_REPLACEMENT = 0
 SAMPLE_POISSON = 1
 
 
-@njit(cache=True, fastmath={"reassoc", "nsz"})
-def dense_row_dot(Xc, i, w):
-    """``<x_i, w>`` for a dense C-ordered X, SIMD-vectorised.
-
-    Reassociation lets LLVM split the sum into vector lanes (the sequential sum of
-    :func:`privcd.kernels.linalg.row_dot` is bound by the latency of one addition per entry: 5x
-    slower at p = 1000 here). The result is deterministic on a given machine and differs from the
-    sequential (sparse) sum by rounding, as the dense column sums of :mod:`privcd.kernels.linalg` do.
-    """
-    total = 0.0
-    for j in range(Xc.shape[1]):
-        total += Xc[i, j] * w[j]
-    return total
-
-
 @njit(cache=True)
 def add_clipped_gradient(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, clip, i, w,
                          gradient):
     """``gradient += clip(l'(<w, x_i>, y_i) x_i, clip)`` (clipping to L2 norm ``clip``)."""
-    if is_sparse:
-        z = row_dot(True, Xc, data, indices, indptr, i, w)
-    else:
-        z = dense_row_dot(Xc, i, w)
-    derivative = loss_derivative(loss_code, z, y[i])
+    derivative = loss_derivative(loss_code, fast_row_dot(is_sparse, Xc, data, indices, indptr, i, w), y[i])
     norm = abs(derivative) * row_norms[i]
     scale = derivative
     if norm > clip:
