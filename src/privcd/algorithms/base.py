@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from privcd.kernels.streams import random_bits
 from privcd.validation import check_positive_int
 
 
@@ -81,23 +82,20 @@ def kernel_rng(seed):
     return np.random.default_rng(seed)
 
 
-# Spawn key of the counter-based stream's key: apart from ``kernel_rng(seed)`` (no spawn key) and
-# from DP-CD-P's Laplace generator (spawn key 1, :mod:`privcd.algorithms.private_smoothness`).
-KEY_STREAM = 2
-
-
 def kernel_key(seed):
     """The key (uint64) of a run's counter-based stream (:mod:`privcd.kernels.streams`).
 
-    64 bits of ``np.random.SeedSequence(seed, spawn_key=(KEY_STREAM,))``: a hash of the seed, so
-    the keys of different seeds are unrelated 64-bit numbers (the streams' overlap argument in
-    :mod:`privcd.kernels.streams` needs that). A kernel given the key draws word i of the stream
-    at counter i, with no generator object to unbox; numpy code replays any draw with the
-    ``_numpy`` twins of :mod:`privcd.kernels.streams` and :mod:`privcd.kernels.gaussian`. A kernel
-    running many configurations (one ``prange`` iteration each) gives each its own key, derived
-    here from that configuration's seed.
+    The first output of SplitMix64 seeded with ``seed`` (``bits(seed, 0)``, the usual way to turn
+    a small integer into a well-mixed 64-bit state, Steele, Lea and Flood 2014): distinct seeds
+    give distinct, unrelated 64-bit keys (the streams' overlap argument in
+    :mod:`privcd.kernels.streams` needs that), in a few microseconds (``np.random.SeedSequence``
+    alone takes 15-70 us here, and numba 50-100 us to unbox a ``Generator``). A kernel given the key
+    draws word i of the stream at counter i, with no generator object to unbox; numpy code
+    replays any draw with the ``_numpy`` twins of :mod:`privcd.kernels.streams` and
+    :mod:`privcd.kernels.gaussian`. A kernel running many configurations (one ``prange``
+    iteration each) gives each its own key, derived here from that configuration's seed.
     """
-    return np.random.SeedSequence(seed, spawn_key=(KEY_STREAM,)).generate_state(1, np.uint64)[0]
+    return np.uint64(random_bits(np.uint64(seed), 0))
 
 
 def iterations_for(passes, iterations_per_pass):
