@@ -26,7 +26,11 @@ from privcd.kernels.streams import uniform, uniform_numpy
 
 @njit(cache=True, inline="always")
 def box_muller(key, counter):
-    """``(g1, g2)`` of the pair that starts at word ``counter`` (module docstring)."""
+    """``(g1, g2)`` of the pair that starts at word ``counter`` (module docstring).
+
+    Inlined by numba (``inline="always"``): as an LLVM call it is too large for LLVM's inliner,
+    and a loop around a call does not vectorise.
+    """
     radius = sqrt(-2.0 * log_positive(uniform(key, counter)))
     sin, cos = sincos_turns(uniform(key, counter + 1))
     return radius * cos, radius * sin
