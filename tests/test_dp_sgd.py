@@ -3,8 +3,11 @@ import numpy as np
 import pytest
 
 import privcd
+from privcd.algorithms import dp_sgd
+from privcd.algorithms.base import Settings, kernel_key
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, add_clipped_gradient, draw_batch
 from privcd.kernels.layout import row_arrays
+from benchmarks.numpy_reference import dp_sgd as numpy_dp_sgd
 from conftest import make_problem
 
 INF = float("inf")
@@ -35,9 +38,11 @@ def test_sampling_without_replacement_is_uniform_and_distinct():
     order = np.arange(n)
     batch = np.empty(b, dtype=np.int64)
     counts = np.zeros(n)
-    rng = np.random.default_rng(0)
+    key, position = kernel_key(0), 0
     for _ in range(steps):
-        assert draw_batch(SAMPLE_WITHOUT_REPLACEMENT, b, 0.0, order, batch, rng) == b
+        count, after = draw_batch(SAMPLE_WITHOUT_REPLACEMENT, b, 0.0, order, batch, key, position)
+        assert count == b and after >= position + b
+        position = after
         assert len(set(batch.tolist())) == b
         counts[batch] += 1
     expected = steps * b / n
@@ -51,15 +56,40 @@ def test_poisson_sampling_includes_each_record_with_probability_q():
     batch = np.empty(n, dtype=np.int64)
     counts = np.zeros(n)
     sizes = []
-    rng = np.random.default_rng(0)
+    key, position = kernel_key(0), 0
     for step in range(steps):
-        size = draw_batch(SAMPLE_POISSON, b, np.log1p(-q), np.arange(n), batch, rng)
+        size, after = draw_batch(SAMPLE_POISSON, b, np.log1p(-q), np.arange(n), batch, key, position)
+        assert after == position + size + 1  # one uniform per record taken, one for the skip past n
+        position = after
         sizes.append(size)
         counts[batch[:size]] += 1
         assert np.all(np.diff(batch[:size]) > 0)
     assert np.mean(sizes) == pytest.approx(b, abs=4 * np.sqrt(n * q * (1 - q) / steps))
     assert np.var(sizes) == pytest.approx(n * q * (1 - q), rel=0.15)
     assert np.abs(counts / steps - q).max() < 5 * np.sqrt(q * (1 - q) / steps)
+
+
+def test_poisson_sampling_with_q_one_takes_every_record():
+    batch = np.empty(7, dtype=np.int64)
+    size, _ = draw_batch(SAMPLE_POISSON, 7, -np.inf, np.arange(7), batch, kernel_key(3), 0)
+    assert size == 7 and batch.tolist() == list(range(7))
+
+
+@pytest.mark.parametrize("sampling,batch_size", [("without-replacement", 1), ("without-replacement", 6),
+                                                 ("poisson", 6)])
+@pytest.mark.parametrize("loss,penalty", [("logistic", "l2"), ("squared", "l1")])
+def test_numpy_reference_replays_the_kernels_path(sampling, batch_size, loss, penalty):
+    """The plain numpy loop draws the same batches and noise from the numpy twins of the stream,
+    so with noise on it agrees with the kernel to rounding, and another seed does not."""
+    problem = make_problem(loss, penalty, 0.01)
+    settings = Settings(epsilon=1.0, delta=1e-5, passes=3.0, step=0.3, clip=0.5)
+    accountant = "pld" if sampling == "poisson" else "rdp"
+    plan = dp_sgd.plan(problem, settings, {**dp_sgd.OPTIONS, "batch_size": batch_size, "sampling": sampling,
+                                           "accountant": accountant})
+    assert plan.kernel["noise_std"] > 0.1
+    w, _ = dp_sgd.run(problem, plan, 5)
+    np.testing.assert_allclose(numpy_dp_sgd.run(problem, plan, 5), w, rtol=1e-9, atol=1e-12)
+    assert np.abs(numpy_dp_sgd.run(problem, plan, 6) - w).max() > 1e-3
 
 
 def test_clipped_gradient_sum_has_the_claimed_sensitivity():

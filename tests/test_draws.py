@@ -1,8 +1,9 @@
-"""The kernels' draws from ``kernel_rng(seed)`` are numpy's: same stream, same numbers, same order."""
+"""The kernels' draws from ``kernel_rng(seed)`` are numpy's: same stream, same numbers, same order;
+``kernel_key(seed)`` is SplitMix64's first output."""
 import numpy as np
 from numba import njit
 
-from privcd.algorithms.base import kernel_rng
+from privcd.algorithms.base import kernel_key, kernel_rng
 from privcd.algorithms.private_smoothness import _STREAM
 from privcd.kernels.draws import bounded_integer
 
@@ -48,3 +49,15 @@ def test_kernel_rng_is_numpys_pcg64_and_apart_from_dp_cd_p_stream():
     np.testing.assert_array_equal(rng.random(4), np.random.default_rng(5).random(4))
     other = np.random.default_rng(np.random.SeedSequence(5, spawn_key=(_STREAM,)))
     assert not np.any(np.isin(other.random(1000), kernel_rng(5).random(1000)))
+
+
+def test_kernel_key_is_splitmix64s_first_output_and_distinct_per_seed():
+    from test_streams import splitmix64_python
+    seeds = list(range(3000)) + [2**31, 2**32 - 1]
+    keys = [kernel_key(seed) for seed in seeds]
+    assert all(isinstance(key, np.uint64) for key in keys)
+    assert [int(keys[i]) for i in (0, 1, 2, -1)] == [splitmix64_python(seeds[i], 1)[0] for i in (0, 1, 2, -1)]
+    assert len(set(int(key) for key in keys)) == len(keys)
+    # neighbouring seeds give unrelated keys: about half of the 64 bits differ
+    flips = [bin(int(a) ^ int(b)).count("1") for a, b in zip(keys[:2999], keys[1:3000])]
+    assert 31 < np.mean(flips) < 33

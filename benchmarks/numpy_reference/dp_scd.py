@@ -3,19 +3,24 @@
 The update of :mod:`privcd.kernels.dp_scd` for a plan of :mod:`privcd.algorithms.dp_scd` or
 :mod:`privcd.algorithms.seqdp_scd` (``plan.kernel["sequential"]`` chooses), written as a numpy user
 would: per record a numpy dot product with ``v`` and the scalar update of dp-scd eq. (7), numpy for
-the noise. It draws its batches with ``rng.choice``, not the kernel's partial Fisher-Yates
-shuffle, so it follows another random path: it agrees with the kernel in distribution, and
-exactly in the non-private limit with ``batch_size = n`` (every batch is the whole data set).
+the noise. It replays the kernel's random stream (key :func:`privcd.algorithms.base.kernel_key`
+``(seed)``, the numpy twins of :mod:`privcd.kernels.streams` and :mod:`privcd.kernels.gaussian`) in
+the kernel's order (the batch by partial Fisher-Yates, then L + p normals), so it follows the
+kernel's path and agrees with it to rounding.
 """
 import math
 
 import numpy as np
 
+from benchmarks.numpy_reference.dp_sgd import batch_without_replacement
+from privcd.algorithms.base import kernel_key
+from privcd.kernels.gaussian import standard_normal_numpy
+
 
 def run(problem, plan, seed):
     """``theta = v / (lam n)`` after ``plan.n_iterations`` mini-batches from ``alpha = 0, v = 0``."""
     k = plan.kernel
-    rng = np.random.default_rng(seed)
+    key = kernel_key(seed)
     X = problem.X.toarray() if problem.is_sparse else np.asarray(problem.X)
     y = problem.y
     n, p = X.shape
@@ -24,8 +29,10 @@ def run(problem, plan, seed):
     alpha = np.zeros(n)
     v = np.zeros(p)
     L, clip = k["batch_size"], k["clip"]
+    order = np.arange(n)
+    position = 0
     for _ in range(plan.n_iterations):
-        batch = rng.choice(n, size=L, replace=False)
+        batch, position = batch_without_replacement(key, position, order, L)
         zetas = np.empty(L)
         for b, j in enumerate(batch):
             z = X[j] @ v / lam_n
@@ -39,8 +46,9 @@ def run(problem, plan, seed):
             for b, j in enumerate(batch):
                 alpha[j] += zetas[b]
                 v += zetas[b] * X[j]
-        alpha[batch] += k["noise_std"] * rng.standard_normal(L)
-        v += k["noise_std"] * rng.standard_normal(p)
+        noise, position = standard_normal_numpy(key, position, L + p)
+        alpha[batch] += k["noise_std"] * noise[:L]
+        v += k["noise_std"] * noise[L:]
     return v / lam_n
 
 

@@ -12,8 +12,8 @@ An algorithm module defines
 ``plan(problem, settings, options) -> Plan``
     validates the options, calibrates the noise and returns everything the kernel needs.
 ``run(problem, plan, seed) -> (w, snapshots)``
-    calls the numba kernel with the generator :func:`kernel_rng` ``(seed)``: the final iterate and
-    the iterate at each checkpoint.
+    calls the numba kernel with the stream key :func:`kernel_key` ``(seed)`` (or the generator
+    :func:`kernel_rng` ``(seed)``): the final iterate and the iterate at each checkpoint.
 
 :func:`privcd.fit` does the rest (checks, timing, evaluation of the objective at checkpoints).
 """
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from privcd.kernels.streams import random_bits
 from privcd.validation import check_positive_int
 
 
@@ -68,9 +69,10 @@ class Plan:
 
 
 def kernel_rng(seed):
-    """The generator a run's kernel draws from: ``np.random.default_rng(seed)`` (PCG64).
+    """The generator the DP-CD, DP-GCD and DP-SkGD kernels draw from: ``np.random.default_rng(seed)``
+    (PCG64); DP-SGD and DP-SCD draw from the counter-based stream :func:`kernel_key` ``(seed)``.
 
-    The kernels take it as an argument and call its methods inside numba, which draws from the
+    Those kernels take it as an argument and call its methods inside numba, which draws from the
     same PCG64 stream numpy would: ``rng.standard_normal()``, ``rng.random()`` and
     ``rng.integers(low, high)`` (:func:`privcd.kernels.draws.bounded_integer`) give the numbers
     numpy's own ``Generator`` methods give when called in the same order, so a plain numpy
@@ -78,6 +80,22 @@ def kernel_rng(seed):
     ``np.random.SeedSequence(seed, spawn_key=(k,))`` are independent of this one.
     """
     return np.random.default_rng(seed)
+
+
+def kernel_key(seed):
+    """The key (uint64) of a run's counter-based stream (:mod:`privcd.kernels.streams`).
+
+    The first output of SplitMix64 seeded with ``seed`` (``bits(seed, 0)``, the usual way to turn
+    a small integer into a well-mixed 64-bit state, Steele, Lea and Flood 2014): distinct seeds
+    give distinct, unrelated 64-bit keys (the streams' overlap argument in
+    :mod:`privcd.kernels.streams` needs that), in a few microseconds (``np.random.SeedSequence``
+    alone takes 15-70 us here, and numba 50-100 us to unbox a ``Generator``). A kernel given the key
+    draws word i of the stream at counter i, with no generator object to unbox; numpy code
+    replays any draw with the ``_numpy`` twins of :mod:`privcd.kernels.streams` and
+    :mod:`privcd.kernels.gaussian`. A kernel running many configurations (one ``prange``
+    iteration each) gives each its own key, derived here from that configuration's seed.
+    """
+    return np.uint64(random_bits(np.uint64(seed), 0))
 
 
 def iterations_for(passes, iterations_per_pass):

@@ -52,10 +52,11 @@ import math
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import Plan, checkpoints_for, iterations_for, kernel_rng
+from privcd.algorithms.base import Plan, checkpoints_for, iterations_for, kernel_key
 from privcd.kernels.dp_scd import dp_scd
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.spectral import row_sq_norms
+from privcd.kernels.streams import check_span
 from privcd.validation import check_choice, check_number, check_positive_int
 
 NAME = "dp-scd"
@@ -119,12 +120,13 @@ def run_dual(problem, plan, seed):
 
 
 def run_kernel(problem, plan, seed):
-    """The kernel's full output ``(theta, snapshots, alpha, v)``."""
+    """The kernel's full output ``(theta, snapshots, alpha, v)``, on the stream :func:`kernel_key` ``(seed)``."""
     k = plan.kernel
+    check_span("n_samples", problem.n_samples)
     return dp_scd(*row_arrays(problem), problem.n_features, problem.y,
                   row_sq_norms(*row_arrays(problem), problem.n_samples), problem.loss.code,
                   problem.lam, k["clip"], k["noise_std"], k["batch_size"], k["subproblem_scale"],
-                  k["sequential"], k["box"], plan.n_iterations, plan.checkpoints, kernel_rng(seed))
+                  k["sequential"], k["box"], plan.n_iterations, plan.checkpoints, kernel_key(seed))
 
 
 def check_dual_problem(problem):

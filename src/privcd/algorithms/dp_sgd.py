@@ -23,9 +23,10 @@ checkpoints : int or None
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import Plan, checkpoints_for, iterations_for, kernel_rng
+from privcd.algorithms.base import Plan, checkpoints_for, iterations_for, kernel_key
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd
 from privcd.kernels.layout import row_arrays
+from privcd.kernels.streams import check_span
 from privcd.validation import check_choice, check_positive_int
 
 NAME = "dp-sgd"
@@ -67,11 +68,12 @@ def plan(problem, settings, options):
 
 
 def run(problem, plan, seed):
-    """Run the :func:`privcd.kernels.dp_sgd.dp_sgd` kernel from w = 0."""
+    """Run the :func:`privcd.kernels.dp_sgd.dp_sgd` kernel from w = 0 on the stream :func:`kernel_key` ``(seed)``."""
     k = plan.kernel
+    check_span("n_samples", problem.n_samples)
     return dp_sgd(*row_arrays(problem), problem.y, problem.row_norms, problem.loss.code,
                   problem.penalty.code, problem.lam, k["step"], k["clip"], k["noise_std"],
-                  k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, kernel_rng(seed),
+                  k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, kernel_key(seed),
                   np.zeros(problem.n_features))
 
 

@@ -20,11 +20,14 @@ of ``v`` (lines 13-14). ``s`` is the CoCoA+ subproblem parameter sigma' (dp-scd 
 variant updates ``alpha`` and ``v`` after every record, so each record sees the previous ones
 (plain SDCA, ``s = 1``).
 
-A mini-batch costs O(L nnz(row)) for the updates and O(L + p) for the noise. Sums over a row run
-over stored entries in increasing column order, so dense and sparse X give the same bits.
-Every iteration draws, from the run's ``numpy.random.Generator``, its batch (``rng.integers(k, N)``
-for k < L, a partial Fisher-Yates shuffle) then L + p standard normals (``alpha_B`` in batch order,
-then ``v``) whatever the noise scale, so runs with the same seed visit the same records. Batches
+A mini-batch costs O(L nnz(row)) for the updates and O(L + p) for the noise. Row dot products are
+SIMD sums for dense X (:func:`privcd.kernels.rows.fast_row_dot`), so dense and sparse X agree to
+rounding.
+Every iteration draws, from the run's counter-based stream (:mod:`privcd.kernels.streams`, key from
+:func:`privcd.algorithms.base.kernel_key`, consumed in order from position 0), its batch (a partial
+Fisher-Yates shuffle, :func:`privcd.kernels.dp_sgd.draw_batch`) then L + p standard normals in one
+vectorised fill (``alpha_B`` in batch order, then ``v``) whatever the noise scale, so runs with the
+same seed visit the same records. Batches
 are drawn afresh at every iteration (Algorithm 1 line 5), so the initial shuffle of line 1 changes
 nothing and is not done.
 """
@@ -34,7 +37,9 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, draw_batch
-from privcd.kernels.linalg import add_scaled_row, clip_scalar, row_dot
+from privcd.kernels.gaussian import fill_standard_normal
+from privcd.kernels.linalg import add_scaled_row, clip_scalar
+from privcd.kernels.rows import fast_row_dot
 from privcd.losses import hinge, logistic, squared
 
 
@@ -89,7 +94,7 @@ def scaled_update(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, loss_co
 
     ``zeta_j / max(1, |zeta_j| / C)`` of Algorithm 1 line 8 is the clipping of a scalar.
     """
-    z_j = row_dot(is_sparse, Xc, data, indices, indptr, j, v) / lam_n
+    z_j = fast_row_dot(is_sparse, Xc, data, indices, indptr, j, v) / lam_n
     q_j = subproblem_scale * row_sq_norms[j] / lam_n
     zeta = dual_coordinate_update(loss_code, alpha_j, y[j], z_j, q_j, box)
     return clip_scalar(zeta, clip)
@@ -123,7 +128,7 @@ def batch_update(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, loss_cod
 
 @njit(cache=True)
 def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, loss_code, lam, clip,
-           noise_std, batch_size, subproblem_scale, sequential, box, n_iterations, checkpoints, rng):
+           noise_std, batch_size, subproblem_scale, sequential, box, n_iterations, checkpoints, key):
     """Run DP-SCD (or SEQDP-SCD) for ``n_iterations`` mini-batches from ``alpha = 0, v = 0``.
 
     Parameters
@@ -155,8 +160,8 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
         T, the number of mini-batches.
     checkpoints : int64 ndarray, increasing
         Iteration counts at which to record ``theta = v / (lam N)`` (0 = before the first batch).
-    rng : numpy.random.Generator
-        The run's generator (:func:`privcd.algorithms.base.kernel_rng`); advanced in place.
+    key : uint64
+        The run's stream key (:func:`privcd.algorithms.base.kernel_key`); draws start at position 0.
 
     Returns
     -------
@@ -174,13 +179,16 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
     order = np.arange(n)
     batch = np.empty(batch_size, dtype=np.int64)
     zetas = np.empty(batch_size)
+    noise = np.empty(batch_size + n_features)
     snapshots = np.empty((checkpoints.shape[0], n_features))
+    position = 0
     c = 0
     for it in range(n_iterations):
         while c < checkpoints.shape[0] and checkpoints[c] == it:
             snapshots[c] = v / lam_n
             c += 1
-        count = draw_batch(SAMPLE_WITHOUT_REPLACEMENT, batch_size, 0.0, order, batch, rng)
+        count, position = draw_batch(SAMPLE_WITHOUT_REPLACEMENT, batch_size, 0.0, order, batch, key,
+                                     position)
         # A constant storage flag lets LLVM inline the per-record calls (a runtime flag leaves
         # calls with reference counting that cost about 30x the O(p) work of a record).
         if is_sparse:
@@ -189,10 +197,11 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
         else:
             batch_update(False, Xc, data, indices, indptr, y, row_sq_norms, loss_code, lam_n,
                          subproblem_scale, clip, box, sequential, batch, count, alpha, v, zetas)
+        position = fill_standard_normal(key, position, noise)
         for b in range(count):
-            alpha[batch[b]] += noise_std * rng.standard_normal()
+            alpha[batch[b]] += noise_std * noise[b]
         for k in range(n_features):
-            v[k] += noise_std * rng.standard_normal()
+            v[k] += noise_std * noise[count + k]
     theta = v / lam_n
     while c < checkpoints.shape[0]:
         snapshots[c] = theta
