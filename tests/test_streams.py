@@ -5,7 +5,7 @@ from numba import njit
 
 from privcd.kernels.streams import (
     MAX_SPAN, bounded_index, bounded_indices_numpy, check_span, random_bits, random_bits_numpy, uniform,
-    uniform_numpy)
+    uniform_fine, uniform_fine_numpy, uniform_numpy)
 
 # SplitMix64 seeded with 1234567: its first five outputs, computed with Python integers below and
 # published with Vigna's reference C code (and in java.util.SplittableRandom's test suites).
@@ -69,6 +69,40 @@ def test_uniforms_are_the_top_52_bits_in_0_1_and_never_zero():
     counts, _ = np.histogram(uniforms, bins=20, range=(0, 1))
     expected = uniforms.size / 20
     assert np.sum((counts - expected) ** 2 / expected) < 43.8  # chi2, 19 dof, P < 1e-3
+
+
+@njit(cache=True)
+def _fine_uniforms(key, start, count):
+    out = np.empty(count)
+    for i in range(count):
+        out[i] = uniform_fine(key, start + i)
+    return out
+
+
+def test_fine_uniforms_are_the_word_plus_a_half_over_2_64_rounded_once():
+    """(x + 1/2) 2**-64 for the 64-bit word x, correctly rounded: checked with exact fractions."""
+    from fractions import Fraction
+    key = np.uint64(99)
+    fine = _fine_uniforms(key, 0, 20_000)
+    np.testing.assert_array_equal(fine, uniform_fine_numpy(key, np.arange(20_000)))
+    words = random_bits_numpy(key, np.arange(20_000))
+    for x, u in zip(words[:2000].tolist(), fine[:2000].tolist()):
+        assert u == float(Fraction(2 * x + 1, 2**65))  # float(Fraction) rounds to nearest
+    assert fine.min() > 0.0 and fine.max() <= 1.0
+
+
+def test_fine_uniforms_reach_2_to_the_minus_65_and_resolve_below_2_to_the_minus_52():
+    """The conversion at chosen words (the extremes 0 and 2**64 - 1 included; finding the counters
+    that produce them would mean inverting SplitMix64), and the stream's own small values."""
+    from privcd.kernels import streams
+    words = np.array([0, 1, 2**12 - 1, 2**32, 2**64 - 1], dtype=np.uint64)
+    hi = ((words >> np.uint64(32)).astype(np.int64) | streams.TWO_52_BITS).view(np.float64) - streams.TWO_52
+    lo = ((words & np.uint64(0xFFFFFFFF)).astype(np.int64) | streams.TWO_52_BITS).view(np.float64) - streams.TWO_52
+    u = hi * streams.TWO_MINUS_32 + (lo + 0.5) * streams.TWO_MINUS_64
+    assert u.tolist() == [2.0**-65, 3 * 2.0**-65, (2.0**13 - 1) * 2.0**-65, 2.0**-32 + 2.0**-65, 1.0]
+    fine = _fine_uniforms(np.uint64(5), 0, 2_000_000)
+    small = fine[fine < 2.0**-20]
+    assert small.size > 0 and np.any(np.mod(small * 2.0**52, 1.0) != 0.0)  # finer than uniform's grid
 
 
 @pytest.mark.parametrize("span", [1, 2, 3, 7, 1000, 2**31 + 1, 3 * 2**30, MAX_SPAN])

@@ -13,7 +13,7 @@ from privcd.algorithms.base import kernel_key
 from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT
 from privcd.kernels.elementary import log_positive_numpy
 from privcd.kernels.gaussian import standard_normal_numpy
-from privcd.kernels.streams import bounded_indices_numpy, uniform_numpy
+from privcd.kernels.streams import bounded_indices_numpy, uniform_fine_numpy
 
 
 def batch_without_replacement(key, position, order, batch_size):
@@ -29,7 +29,7 @@ def poisson_batch(key, position, n, log_keep):
     """Records visited by the kernel's geometric skips: ``(batch, next position)``."""
     batch, i = [], -1
     while True:
-        u = uniform_numpy(key, [position])
+        u = uniform_fine_numpy(key, [position])
         i += 1 + int(np.floor(log_positive_numpy(u)[0] / log_keep))
         position += 1
         if i >= n:

@@ -25,7 +25,7 @@ from privcd.kernels.elementary import log_positive
 from privcd.kernels.gaussian import fill_standard_normal
 from privcd.kernels.linalg import add_scaled_row
 from privcd.kernels.rows import fast_row_dot
-from privcd.kernels.streams import bounded_index, uniform
+from privcd.kernels.streams import bounded_index, uniform_fine
 
 SAMPLE_WITHOUT_REPLACEMENT = 0
 SAMPLE_POISSON = 1
@@ -52,7 +52,8 @@ def draw_batch(sampling, batch_size, log_keep, order, batch, key, position):
     shuffle of ``order``, whose state carries over between calls; each swap partner is an exact
     uniform :func:`~privcd.kernels.streams.bounded_index`). Poisson: every record independently
     with probability ``q = batch_size / n``, visited by geometric skips
-    ``floor(log(u) / log(1 - q))`` with u uniform on (0, 1] (``log_keep = log(1 - q)``, ``-inf``
+    ``floor(log(u) / log(1 - q))`` with u uniform on (0, 1] at 64-bit resolution
+    (:func:`~privcd.kernels.streams.uniform_fine`; ``log_keep = log(1 - q)``, ``-inf``
     for q = 1); ``batch`` must have room for n records. Draws from stream ``key`` at ``position``.
     """
     n = order.shape[0]
@@ -68,7 +69,7 @@ def draw_batch(sampling, batch_size, log_keep, order, batch, key, position):
     count = 0
     i = -1
     while True:
-        i += 1 + int(math.floor(log_positive(uniform(key, position)) / log_keep))
+        i += 1 + int(math.floor(log_positive(uniform_fine(key, position)) / log_keep))
         position += 1
         if i >= n:
             return count, position
