@@ -8,6 +8,7 @@ from privcd.algorithms.base import Settings, kernel_key
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, add_clipped_gradient, draw_batch
 from privcd.kernels.layout import row_arrays
 from benchmarks.numpy_reference import dp_sgd as numpy_dp_sgd
+from benchmarks.numpy_reference.draws import NumpyDraws
 from conftest import make_problem
 
 INF = float("inf")
@@ -90,6 +91,19 @@ def test_numpy_reference_replays_the_kernels_path(sampling, batch_size, loss, pe
     w, _ = dp_sgd.run(problem, plan, 5)
     np.testing.assert_allclose(numpy_dp_sgd.run(problem, plan, 5), w, rtol=1e-9, atol=1e-12)
     assert np.abs(numpy_dp_sgd.run(problem, plan, 6) - w).max() > 1e-3
+
+
+def test_numpy_reference_with_numpys_generator_is_the_same_algorithm():
+    """The benchmarks time the reference on numpy's own Generator: with every record in the batch
+    and no noise the draws do not matter, so it must give the stream replay's iterate; with noise
+    it must not (the draws are its own)."""
+    problem = make_problem("logistic", "l2", 0.01)
+    for epsilon, agree in ((float("inf"), True), (1.0, False)):
+        settings = Settings(epsilon=epsilon, delta=1e-5, passes=4.0, step=0.3, clip=0.5)
+        plan = dp_sgd.plan(problem, settings, {**dp_sgd.OPTIONS, "batch_size": problem.n_samples})
+        replay = numpy_dp_sgd.run(problem, plan, 5)
+        own = numpy_dp_sgd.run(problem, plan, 5, draws=NumpyDraws)
+        assert np.allclose(own, replay, rtol=1e-12, atol=1e-14) == agree
 
 
 def test_clipped_gradient_sum_has_the_claimed_sensitivity():

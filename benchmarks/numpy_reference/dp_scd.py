@@ -3,24 +3,23 @@
 The update of :mod:`privcd.kernels.dp_scd` for a plan of :mod:`privcd.algorithms.dp_scd` or
 :mod:`privcd.algorithms.seqdp_scd` (``plan.kernel["sequential"]`` chooses), written as a numpy user
 would: per record a numpy dot product with ``v`` and the scalar update of dp-scd eq. (7), numpy for
-the noise. It replays the kernel's random stream (key :func:`privcd.algorithms.base.kernel_key`
-``(seed)``, the numpy twins of :mod:`privcd.kernels.streams` and :mod:`privcd.kernels.gaussian`) in
-the kernel's order (the batch by partial Fisher-Yates, then L + p normals), so it follows the
-kernel's path and agrees with it to rounding.
+the noise. It draws in the kernel's order (the batch by partial Fisher-Yates, then L + p normals);
+with :class:`~benchmarks.numpy_reference.draws.StreamDraws` (the default) it replays the kernel's
+stream, follows its path and agrees with it to rounding.
 """
 import math
 
 import numpy as np
 
+from benchmarks.numpy_reference.draws import StreamDraws
 from benchmarks.numpy_reference.dp_sgd import batch_without_replacement
-from privcd.algorithms.base import kernel_key
-from privcd.kernels.gaussian import standard_normal_numpy
 
 
-def run(problem, plan, seed):
-    """``theta = v / (lam n)`` after ``plan.n_iterations`` mini-batches from ``alpha = 0, v = 0``."""
+def run(problem, plan, seed, draws=StreamDraws):
+    """``theta = v / (lam n)`` after ``plan.n_iterations`` mini-batches from ``alpha = 0, v = 0``,
+    random numbers from ``draws(seed)``."""
     k = plan.kernel
-    key = kernel_key(seed)
+    draws = draws(seed)
     X = problem.X.toarray() if problem.is_sparse else np.asarray(problem.X)
     y = problem.y
     n, p = X.shape
@@ -30,9 +29,8 @@ def run(problem, plan, seed):
     v = np.zeros(p)
     L, clip = k["batch_size"], k["clip"]
     order = np.arange(n)
-    position = 0
     for _ in range(plan.n_iterations):
-        batch, position = batch_without_replacement(key, position, order, L)
+        batch = batch_without_replacement(draws, order, L)
         zetas = np.empty(L)
         for b, j in enumerate(batch):
             z = X[j] @ v / lam_n
@@ -46,7 +44,7 @@ def run(problem, plan, seed):
             for b, j in enumerate(batch):
                 alpha[j] += zetas[b]
                 v += zetas[b] * X[j]
-        noise, position = standard_normal_numpy(key, position, L + p)
+        noise = draws.normals(L + p)
         alpha[batch] += k["noise_std"] * noise[:L]
         v += k["noise_std"] * noise[L:]
     return v / lam_n
