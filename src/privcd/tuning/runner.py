@@ -1,7 +1,7 @@
 """``run_chunk``: many configurations of one algorithm on one problem, as tidy result rows.
 
 Today a loop over :func:`privcd.fit` in which every distinct privacy setting is calibrated once
-(:mod:`privcd.privacy.reuse`); a batched numba kernel over configurations can replace the loop
+(a :class:`~privcd.privacy.reuse.CalibrationStore` passed to every fit); a batched numba kernel over configurations can replace the loop
 without changing this interface or any number, because every run's seed comes from its identity
 (:func:`privcd.tuning.seeds.derive_seed`), not from its position in the chunk.
 """
@@ -11,7 +11,7 @@ import time
 import pandas as pd
 
 from privcd.fit import fit
-from privcd.privacy.reuse import CalibrationStore, reusing
+from privcd.privacy.reuse import CalibrationStore
 from privcd.results.table import RUN_TABLE_COLUMNS
 from privcd.tuning.grid import canonical_json, configuration_id
 from privcd.tuning.privacy_values import resolve_delta
@@ -70,23 +70,20 @@ def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, sta
     label = label or algorithm
     store = calibrations if calibrations is not None else CalibrationStore()
     frames, start, last_report = [], time.perf_counter(), -math.inf
-    with reusing(store):
-        for done, configuration in enumerate(configurations, start=1):
-            identity = configuration_id(configuration)
-            arguments = fit_arguments(configuration, problem.n_samples)
-            if checkpoints is not None:
-                arguments["checkpoints"] = checkpoints
-            for repetition in range(repetitions):
-                seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, stage)
-                run = fit(problem, algorithm, seed=seed, **arguments)
-                frames.append(_rows(run, configuration, identity, paper, problem_name, label, stage,
-                                    repetition))
-            now = time.perf_counter()
-            if progress and (done in (1, len(configurations)) or now - last_report >= PROGRESS_SECONDS):
-                last_report = now
-                progress(f"{done}/{len(configurations)} configurations done ({done * repetitions} runs, "
-                         f"{now - start:.1f} s, {store.computed} calibrations computed, "
-                         f"{store.reused} reused)")
+    for done, configuration in enumerate(configurations, start=1):
+        identity = configuration_id(configuration)
+        arguments = fit_arguments(configuration, problem.n_samples)
+        if checkpoints is not None:
+            arguments["checkpoints"] = checkpoints
+        for repetition in range(repetitions):
+            seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, stage)
+            run = fit(problem, algorithm, seed=seed, calibrations=store, **arguments)
+            frames.append(_rows(run, configuration, identity, paper, problem_name, label, stage, repetition))
+        now = time.perf_counter()
+        if progress and (done in (1, len(configurations)) or now - last_report >= PROGRESS_SECONDS):
+            last_report = now
+            progress(f"{done}/{len(configurations)} configurations done ({done * repetitions} runs, "
+                     f"{now - start:.1f} s, {store.computed} calibrations computed, {store.reused} reused)")
     if not frames:
         return pd.DataFrame(columns=list(RUN_TABLE_COLUMNS))
     return pd.concat(frames, ignore_index=True)[list(RUN_TABLE_COLUMNS)]
