@@ -30,7 +30,7 @@ from dp_accounting import pld
 
 from privcd.privacy.events import REPLACE_ONE
 from privcd.privacy.exact_gaussian import ExactGaussianAccountant
-from privcd.privacy.mechanisms import ACCOUNTANTS, check_accountant
+from privcd.privacy.mechanisms import check_accountant
 from privcd.privacy.replace_one_rdp import ReplaceOneRdpAccountant
 
 PLD_DISCRETIZATIONS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6)  # coarse to fine

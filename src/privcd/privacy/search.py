@@ -3,10 +3,11 @@ noise multiplier meeting a target (epsilon, delta), and the epsilon of an event.
 
 :func:`privcd.privacy.calibrate` validates, caches and stores; it calls :func:`find_noise_multiplier`
 on the first calibration of a process that needs one. The noise multiplier ``z`` of a mechanism
-family ``mechanism(z)`` (:mod:`privcd.privacy.mechanisms`) is found by :func:`dp_accounting.calibrate_dp_mechanism`, which
-returns a ``z`` within ``tol`` of the smallest one and whose epsilon is ``<= target`` by
-construction. privcd first brackets the root by doubling or halving ``z`` from 1 (by steps of
-25% from the exact accountant's noise, a lower bound, for compositions of Gaussians), then passes
+family ``mechanism(z)`` (:mod:`privcd.privacy.mechanisms`) is found by
+:func:`dp_accounting.calibrate_dp_mechanism`, which returns a ``z`` within ``tol`` of the smallest
+one and whose epsilon is ``<= target`` by construction. privcd first brackets the root by doubling
+or halving ``z`` from 1 (by steps of 25% from the exact accountant's noise, a lower bound, for
+compositions of Gaussians), then passes
 the bracket and ``tol`` = :data:`RELATIVE_TOLERANCE` times its lower end: epsilon falls in ``z`` at
 least as fast as ``1 / z`` in the regimes of privcd, so the achieved epsilon lies within a few
 tenths of a percent below the target (the tests require 1%).
@@ -25,10 +26,9 @@ import math
 
 import dp_accounting
 
-from privcd.privacy.accountants import (ACCOUNTANTS, PLD_EPSILON_TOLERANCE, PLD_NOISE_TOLERANCE, check_accountant,
-                                        discretizations, make_accountant)
+from privcd.privacy.accountants import PLD_EPSILON_TOLERANCE, PLD_NOISE_TOLERANCE, discretizations, make_accountant
 from privcd.privacy.events import describe
-from privcd.privacy.mechanisms import unsupported
+from privcd.privacy.mechanisms import ACCOUNTANTS, check_accountant, unsupported
 from privcd.validation import check_number
 
 RELATIVE_TOLERANCE = 1e-3  # on the noise multiplier
@@ -47,10 +47,10 @@ def _check_supported(event, accountant):
 
 
 class _EpsilonCurve:
-    """``z -> epsilon(make_event(z), delta)`` with one accountant setting, memoised."""
+    """``z -> epsilon(mechanism(z), delta)`` with one accountant setting, memoised."""
 
-    def __init__(self, make_event, delta, accountant, discretization):
-        self.make_event = make_event
+    def __init__(self, mechanism, delta, accountant, discretization):
+        self.mechanism = mechanism
         self.delta = delta
         self.accountant = accountant
         self.discretization = discretization
@@ -61,7 +61,7 @@ class _EpsilonCurve:
 
     def __call__(self, z):
         if z not in self._values:
-            self._values[z] = self.fresh_accountant().compose(self.make_event(z)).get_epsilon(self.delta)
+            self._values[z] = self.fresh_accountant().compose(self.mechanism(z)).get_epsilon(self.delta)
         return self._values[z]
 
 

@@ -1,9 +1,10 @@
 """``run_chunk``: many configurations of one algorithm on one problem, as tidy result rows.
 
 Today a loop over :func:`privcd.fit` in which every distinct privacy setting is calibrated once
-(a :class:`~privcd.privacy.reuse.CalibrationStore` passed to every fit); a batched numba kernel over configurations can replace the loop
-without changing this interface or any number, because every run's seed comes from its identity
-(:func:`privcd.tuning.seeds.derive_seed`), not from its position in the chunk.
+(a :class:`~privcd.privacy.reuse.CalibrationStore` passed to every fit); a batched numba kernel
+over configurations can replace the loop without changing this interface or any number, because
+every run's seed comes from its identity (:func:`privcd.tuning.seeds.derive_seed`), not from its
+position in the chunk.
 """
 import math
 import time
