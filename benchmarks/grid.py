@@ -56,11 +56,12 @@ def run(algorithms, quick):
 
 
 def markdown(rows):
-    lines = ["| algorithm | configurations | run_chunk s | configurations / s | one-by-one fit s | configurations / s | "
-             "run_chunk speed-up |", "|---|---|---|---|---|---|---|"]
+    lines = ["| algorithm | configurations | run_chunk s | configurations / s | one-by-one fit s | "
+             "configurations / s | run_chunk speed-up |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['algorithm']} | {r['configurations']:,} | {r['run_chunk_seconds']:.2f} | "
-                     f"{r['run_chunk_per_second']:.0f} | {r['fit_loop_seconds']:.2f} | {r['fit_loop_per_second']:.0f} | "
+                     f"{r['run_chunk_per_second']:.0f} | {r['fit_loop_seconds']:.2f} | "
+                     f"{r['fit_loop_per_second']:.0f} | "
                      f"{r['speedup']:.2f}x |")
     lines += ["", f"One chunk of a step x clip grid (epsilon = 1, delta = 1/n^2, 5 passes, one run each) on "
               f"{N:,} x {P} logistic + L2, after a warm-up chunk (compilation, calibration); one by one: the "

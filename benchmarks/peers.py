@@ -98,7 +98,8 @@ def markdown(result):
         f"{r['speedup_training']:.0f}x (floor {r['floor']:g}x: {'ok' if r['meets_floor'] else 'MISSED'}) |",
         f"| setup + training (s) | {r['privcd_fit_seconds']:.4f} | {r['opacus_total_seconds']:.3f} | "
         f"{r['speedup_end_to_end']:.0f}x |",
-        f"| epsilon achieved | {r['privcd_epsilon']:.4f} (PLD, replace-one) | {r['opacus_epsilon']:.4f} (RDP, add/remove) | |",
+        f"| epsilon achieved | {r['privcd_epsilon']:.4f} (PLD, replace-one) | "
+        f"{r['opacus_epsilon']:.4f} (RDP, add/remove) | |",
         "", f"Logistic model without intercept on {r['n']:,} x {r['p']} Gaussian data, batch {r['batch_size']} "
         f"(Poisson sampling), {r['passes']} passes, epsilon = {r['epsilon_target']:g}, delta = 1/n^2, clip 1. privcd "
         "training = kernel time of `privcd.fit` (`Run.seconds`); setup + training = the whole `privcd.fit` call "

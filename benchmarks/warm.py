@@ -41,7 +41,8 @@ def run(quick):
 def markdown(r):
     others = ", ".join(f"{key[len('first_fit_'):]} {value:.2f} s" for key, value in r.items()
                        if key.startswith("first_fit_"))
-    return (f"Warm second process (median of {r['processes']}): `import privcd` {r['import']:.2f} s; first noise-free DP-CD fit "
+    return (f"Warm second process (median of {r['processes']}): `import privcd` {r['import']:.2f} s; "
+            f"first noise-free DP-CD fit "
             f"{r['non_private_fit']:.2f} s, so a result {r['to_non_private_result']:.2f} s after the process "
             f"starts importing (floor < {r['floor']:g} s: {'ok' if r['meets_floor'] else 'MISSED'}; "
             f"dp-accounting imported: {r['dp_accounting_imported']}); then a private DP-CD fit (imports "
