@@ -1,8 +1,16 @@
-"""Timing helpers: medians of repeated wall-clock measurements."""
+"""Timing helpers: medians of repeated wall-clock measurements, the hardware bound, fresh processes."""
+import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def median_seconds(function, repeats, *, minimum_seconds=0.0):
@@ -17,17 +25,33 @@ def median_seconds(function, repeats, *, minimum_seconds=0.0):
 
 
 def hardware_bound_seconds(problem, repeats=50):
-    """Median times of one BLAS/scipy ``X.T @ r`` over the same X (reading X once), with BLAS
-    limited to one thread and with all threads: ``(one_thread, best)``.
+    """Median times of one ``X.T @ r`` over the same X (reading X once): ``(one_thread, best)``.
 
-    ``best`` is the faster of the two (the hardware bound; on a loaded machine multi-threaded BLAS
-    can stall by orders of magnitude, which would flatter every ratio); ``one_thread`` is the
-    bound of a single-threaded kernel.
+    Dense X: BLAS limited to one thread and with all threads; ``best`` is the faster of the two
+    (the hardware bound; on a loaded machine multi-threaded BLAS can stall by orders of magnitude,
+    which would flatter every ratio); ``one_thread`` is the bound of a single-threaded kernel.
+    Sparse X: scipy's (single-threaded) product with X in CSC and in CSR, the faster of the two
+    for both numbers.
     """
     r = np.random.default_rng(0).normal(size=problem.n_samples)
+    if sp.issparse(problem.X):
+        best = min(median_seconds(lambda: X.T @ r, repeats, minimum_seconds=0.2)
+                   for X in (problem.columns, problem.rows))
+        return best, best
     X = problem.X
     timings = []
     for threads in (1, None):
         with threadpool_limits(limits=threads, user_api="blas"):
             timings.append(median_seconds(lambda: X.T @ r, repeats, minimum_seconds=0.2))
     return timings[0], min(timings)
+
+
+def run_python(code, *, env=None):
+    """Run ``code`` in a fresh interpreter from the repository root (``src`` on the path); return
+    the JSON object its last stdout line prints."""
+    environment = {**os.environ, **(env or {})}
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), str(ROOT),
+                                                              os.environ.get("PYTHONPATH")]))
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                         cwd=ROOT, env=environment)
+    return json.loads(out.stdout.strip().splitlines()[-1])

@@ -1,16 +1,16 @@
 """privcd: differentially private coordinate methods for linear models on one numba core."""
 from privcd import numba_cache  # noqa: F401  (first: sets numba's cache directory)
 from privcd.fit import fit
-from privcd.optimum import solve_nonprivate
 from privcd.problem import Problem
 from privcd.run import Run
 
 __all__ = ["Problem", "Run", "dataset_table", "fit", "load_dataset", "solve_nonprivate"]
 __version__ = "0.1.0"
 
-# The data loaders import scikit-learn (0.8 s); they load on first use so that a process that
-# only fits starts quickly.
-_LAZY = {"load_dataset": "privcd.data", "dataset_table": "privcd.data"}
+# Loaded on first use so that a process that only fits starts quickly: the data loaders import
+# scikit-learn (0.8 s), the certified solver scipy.optimize and scipy.linalg (0.3 s). (The privacy
+# package defers dp-accounting the same way: privcd.privacy.)
+_LAZY = {"load_dataset": "privcd.data", "dataset_table": "privcd.data", "solve_nonprivate": "privcd.optimum"}
 
 
 def __getattr__(name):

@@ -6,12 +6,13 @@ import pandas as pd
 
 from privcd.algorithms import get_algorithm
 from privcd.algorithms.base import Settings
+from privcd.privacy.reuse import CalibrationStore
 from privcd.problem import Problem
 from privcd.run import Run
 from privcd.validation import check_number, check_positive, check_seed
 
 
-def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, **options):
+def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, calibrations=None, **options):
     """Run ``algorithm`` on ``problem`` under (epsilon, delta)-DP (replace-one neighbours).
 
     Parameters
@@ -32,6 +33,10 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
         Clipping hyperparameter, ``> 0``; ``inf`` disables clipping (only without noise).
     seed : int
         Seed of the kernel's random generator: same inputs and seed, same bits.
+    calibrations : privcd.privacy.CalibrationStore, optional
+        Noise calibrations to reuse: the run's calibration is read from it when it holds it and
+        recorded in it otherwise (:mod:`privcd.privacy.reuse`); the numbers are those of a fresh
+        calibration either way.
     **options
         Algorithm-specific options (see each algorithm module's ``OPTIONS``).
 
@@ -42,7 +47,7 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
     if not isinstance(problem, Problem):
         raise ValueError(f"problem must be a privcd.Problem; got {type(problem).__name__}")
     module = get_algorithm(algorithm)
-    settings = _settings(epsilon, delta, passes, step, clip)
+    settings = _settings(epsilon, delta, passes, step, clip, calibrations)
     seed = check_seed(seed)
     unknown = sorted(set(options) - set(module.OPTIONS))
     if unknown:
@@ -74,7 +79,7 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
     )
 
 
-def _settings(epsilon, delta, passes, step, clip):
+def _settings(epsilon, delta, passes, step, clip, calibrations):
     epsilon = check_positive("epsilon", epsilon, allow_inf=True)
     if delta is None and math.isfinite(epsilon):
         raise ValueError("delta is required with a finite epsilon; expected a value in (0, 1)")
@@ -84,5 +89,8 @@ def _settings(epsilon, delta, passes, step, clip):
     if math.isfinite(epsilon) and math.isinf(clip):
         raise ValueError(f"clip=inf with epsilon={epsilon}: without clipping the sensitivity is "
                          "unbounded; give a finite clip or epsilon=inf")
+    if calibrations is not None and not isinstance(calibrations, CalibrationStore):
+        raise ValueError(f"calibrations must be a privcd.privacy.CalibrationStore or None; "
+                         f"got {type(calibrations).__name__}")
     return Settings(epsilon=epsilon, delta=delta, passes=check_positive("passes", passes),
-                    step=check_positive("step", step), clip=clip)
+                    step=check_positive("step", step), clip=clip, calibrations=calibrations)

@@ -27,13 +27,18 @@ from privcd.validation import check_positive_int
 
 @dataclass(frozen=True)
 class Settings:
-    """The arguments every algorithm takes, already validated by :func:`privcd.fit`."""
+    """The arguments every algorithm takes, already validated by :func:`privcd.fit`.
+
+    ``calibrations`` is the :class:`privcd.privacy.CalibrationStore` (or ``None``) the plan passes
+    to :func:`privcd.privacy.calibrate` as ``store=``.
+    """
 
     epsilon: float
     delta: float | None
     passes: float
     step: float
     clip: float
+    calibrations: object = None
 
     @property
     def private(self):

@@ -67,10 +67,10 @@ def iteration_count(passes, per_pass, inner_iterations):
     return math.ceil(n_iterations / inner) * inner, inner
 
 
-def calibrate_releases(n_iterations, *, epsilon, delta, accountant):
+def calibrate_releases(n_iterations, *, epsilon, delta, accountant, store=None):
     """Noise multiplier z of ``n_iterations`` composed Gaussian releases for (epsilon, delta)."""
-    return privacy.calibrate(lambda z: privacy.gaussian_composition_event(z, n_iterations),
-                             epsilon=epsilon, delta=delta, accountant=accountant)
+    return privacy.calibrate(privacy.GaussianComposition(n_iterations), epsilon=epsilon, delta=delta,
+                             accountant=accountant, store=store)
 
 
 def coordinate_parameters(M, step, clip, noise_multiplier, n_samples):
@@ -93,7 +93,7 @@ def plan(problem, settings, options):
     if smoothness == "private":
         smoothness_epsilon, epsilon = split_budget(settings.epsilon, share)
     calibration = calibrate_releases(n_iterations, epsilon=epsilon, delta=settings.delta,
-                                     accountant=options["accountant"])
+                                     accountant=options["accountant"], store=settings.calibrations)
     if smoothness == "public":
         step_sizes, thresholds, noise_std = coordinate_parameters(
             problem.M, settings.step, settings.clip, calibration.noise_multiplier, problem.n_samples)

@@ -111,12 +111,12 @@ def plan(problem, settings, options):
         calibration = privacy.Calibration(
             noise_multiplier=math.sqrt(2.0) / epsilon_step,
             epsilon=privacy.advanced_composition_epsilon(epsilon_step, settings.delta, mechanisms),
-            delta=settings.delta, accountant=ACCOUNTANT, event=None)
+            delta=settings.delta, accountant=ACCOUNTANT)
     else:
         epsilon_step = math.inf
         selection_scale = release_scale = np.zeros_like(M)
         calibration = privacy.Calibration(noise_multiplier=0.0, epsilon=math.inf, delta=settings.delta,
-                                          accountant=None, event=None)
+                                          accountant=None)
     return Plan(
         n_iterations=n_iterations,
         iterations_per_pass=1.0,

@@ -95,10 +95,9 @@ def dual_plan(problem, settings, options, *, sensitivity, sequential):
     accountant = check_choice("accountant", options["accountant"], ACCOUNTANTS)
     per_pass = problem.n_samples / batch_size
     n_iterations = iterations_for(settings.passes, per_pass)
-    calibration = privacy.calibrate(
-        lambda z: privacy.subsampled_gaussian_event(z, n_iterations, batch_size=batch_size,
-                                                    n=problem.n_samples, sampling=SAMPLING),
-        epsilon=settings.epsilon, delta=settings.delta, accountant=accountant)
+    calibration = privacy.calibrate_subsampled(
+        n_iterations, batch_size=batch_size, n=problem.n_samples, sampling=SAMPLING,
+        epsilon=settings.epsilon, delta=settings.delta, accountant=accountant, store=settings.calibrations)
     release_sensitivity = sensitivity(settings.clip, batch_size)
     noise_std = calibration.noise_multiplier * release_sensitivity if settings.private else 0.0
     return Plan(

@@ -48,10 +48,9 @@ def plan(problem, settings, options):
     check_choice("sampling", sampling, sorted(SAMPLING_CODES))
     per_pass = problem.n_samples / batch_size
     n_iterations = iterations_for(settings.passes, per_pass)
-    calibration = privacy.calibrate(
-        lambda z: privacy.subsampled_gaussian_event(z, n_iterations, batch_size=batch_size,
-                                                    n=problem.n_samples, sampling=sampling),
-        epsilon=settings.epsilon, delta=settings.delta, accountant=accountant)
+    calibration = privacy.calibrate_subsampled(
+        n_iterations, batch_size=batch_size, n=problem.n_samples, sampling=sampling,
+        epsilon=settings.epsilon, delta=settings.delta, accountant=accountant, store=settings.calibrations)
     noise_std = 0.0
     if settings.private:
         noise_std = calibration.noise_multiplier * privacy.subsampled_gaussian_sensitivity(

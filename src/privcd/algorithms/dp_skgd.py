@@ -166,7 +166,7 @@ def plan(problem, settings, options):
     per_pass = problem.n_features / sketch.expected_size
     n_iterations, inner = iteration_count(settings.passes, per_pass, options["inner_iterations"])
     calibration = calibrate_releases(n_iterations, epsilon=settings.epsilon, delta=settings.delta,
-                                     accountant=options["accountant"])
+                                     accountant=options["accountant"], store=settings.calibrations)
     z = calibration.noise_multiplier
     step_sizes, thresholds, noise_std = coordinate_parameters(problem.M, settings.step, settings.clip, z,
                                                               problem.n_samples)

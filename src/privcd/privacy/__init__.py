@@ -1,18 +1,43 @@
-"""Privacy accounting of privcd: mechanisms as dp-accounting events, accountants, noise calibration.
+"""Privacy accounting of privcd: mechanisms, dp-accounting events, accountants, noise calibration.
 
-- :mod:`~privcd.privacy.events`: the replace-one convention, the sensitivity the kernels scale
-  their noise by, and one event builder per mechanism (DP-CD's Gaussian composition, DP-SGD's
-  subsampled Gaussian).
-- :mod:`~privcd.privacy.accountants`: the registry ``"rdp"``, ``"pld"``, ``"exact"``.
-- :mod:`~privcd.privacy.calibration`: :func:`calibrate` and :func:`epsilon_of`.
+- :mod:`~privcd.privacy.mechanisms`: the mechanism families (DP-CD's Gaussian composition, DP-SGD's
+  and DP-SCD's subsampled Gaussian), the replace-one sensitivities the kernels scale their noise
+  by, and which accountant reads which family.
+- :mod:`~privcd.privacy.calibration`: :func:`calibrate`, :func:`calibrate_subsampled`; and
+  :mod:`~privcd.privacy.reuse`: :class:`CalibrationStore`, calibrations kept across processes.
+- :mod:`~privcd.privacy.events`: the families as dp-accounting events; :mod:`~privcd.privacy.accountants`:
+  the registry ``"rdp"``, ``"pld"``, ``"exact"``; :mod:`~privcd.privacy.search`: the root search
+  and :func:`epsilon_of`.
 - :mod:`~privcd.privacy.composition`: advanced composition for DP-GCD (dp-gcd eq. (2)).
-"""
-from privcd.privacy.accountants import ACCOUNTANTS, make_accountant
-from privcd.privacy.calibration import Calibration, calibrate, epsilon_of
-from privcd.privacy.composition import advanced_composition_epsilon, advanced_composition_epsilon_per_step
-from privcd.privacy.events import (SAMPLINGS, gaussian_composition_event, gaussian_sensitivity,
-                                   subsampled_gaussian_event, subsampled_gaussian_sensitivity)
 
-__all__ = ["ACCOUNTANTS", "SAMPLINGS", "Calibration", "advanced_composition_epsilon",
-           "advanced_composition_epsilon_per_step", "calibrate", "epsilon_of", "gaussian_composition_event",
-           "gaussian_sensitivity", "make_accountant", "subsampled_gaussian_event", "subsampled_gaussian_sensitivity"]
+Every public name is loaded from its module on first access (PEP 562), so ``from privcd import
+privacy`` costs nothing, and dp-accounting (0.8 s to import) is imported by the first name that
+needs it: a run without noise or with stored calibrations never imports it.
+"""
+import importlib
+
+_MODULES = {
+    "mechanisms": ("ACCOUNTANTS", "SAMPLINGS", "GaussianComposition", "SubsampledGaussian",
+                   "gaussian_sensitivity", "subsampled_gaussian_sensitivity"),
+    "calibration": ("Calibration", "calibrate", "calibrate_subsampled"),
+    "reuse": ("CalibrationStore",),
+    "composition": ("advanced_composition_epsilon", "advanced_composition_epsilon_per_step"),
+    # These import dp-accounting.
+    "events": ("gaussian_composition_event", "subsampled_gaussian_event"),
+    "accountants": ("make_accountant",),
+    "search": ("epsilon_of", "find_noise_multiplier"),
+}
+_HOME = {name: module for module, names in _MODULES.items() for name in names}
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name):
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -30,6 +30,7 @@ from dp_accounting import pld
 
 from privcd.privacy.events import REPLACE_ONE
 from privcd.privacy.exact_gaussian import ExactGaussianAccountant
+from privcd.privacy.mechanisms import check_accountant
 from privcd.privacy.replace_one_rdp import ReplaceOneRdpAccountant
 
 PLD_DISCRETIZATIONS = (1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6)  # coarse to fine
@@ -43,14 +44,6 @@ def _pld_accountant(discretization=PLD_DEFAULT_DISCRETIZATION):
 
 
 _FACTORIES = {"rdp": ReplaceOneRdpAccountant, "pld": _pld_accountant, "exact": ExactGaussianAccountant}
-ACCOUNTANTS = tuple(_FACTORIES)
-
-
-def check_accountant(name):
-    """``name`` if it is a registered accountant; ``ValueError`` naming it and the choices otherwise."""
-    if not isinstance(name, str) or name not in _FACTORIES:
-        raise ValueError(f"accountant={name!r} is not a known accountant; expected one of {list(ACCOUNTANTS)}")
-    return name
 
 
 def discretizations(name):

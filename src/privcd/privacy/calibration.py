@@ -1,43 +1,20 @@
-"""Noise calibration: the smallest noise multiplier meeting a target (epsilon, delta), and the
-epsilon of an event.
+"""Noise calibration: :func:`calibrate` a mechanism family to a target (epsilon, delta).
 
-The noise multiplier ``z`` of a mechanism family ``make_event(z)`` (built with
-:mod:`privcd.privacy.events`) is found by :func:`dp_accounting.calibrate_dp_mechanism`, which
-returns a ``z`` within ``tol`` of the smallest one and whose epsilon is ``<= target`` by
-construction. privcd first brackets the root by doubling or halving ``z`` from 1 (by steps of
-25% from the exact accountant's noise, a lower bound, for compositions of Gaussians), then passes
-the bracket and ``tol`` = :data:`RELATIVE_TOLERANCE` times its lower end: epsilon falls in ``z`` at
-least as fast as ``1 / z`` in the regimes of privcd, so the achieved epsilon lies within a few
-tenths of a percent below the target (the tests require 1%).
-
-For the PLD accountant, whose epsilon is looser on coarser grids, the calibration is repeated on
-the finer grids of :data:`~privcd.privacy.accountants.PLD_DISCRETIZATIONS`, each starting from
-the previous ``z``, until a finer grid would lower ``z`` by less than
-:data:`~privcd.privacy.accountants.PLD_NOISE_TOLERANCE` (predicted from the epsilon it saves at
-the current ``z`` and the slope of ``log epsilon`` against ``log z`` across the last bracket).
-Measured on 2 cores, n = 20,000, delta = 1/n^2, Poisson sampling: batch 256 for 10 passes
-(782 steps) calibrates in 0.08 s; batch 1 for 10 passes (200,000 steps) in 3 s at epsilon = 1
-(noise 0.6% below that of the coarsest grid) and 2 s at epsilon = 0.1 (the coarsest grid alone
-would have asked for 17 times more noise); batch 1 for 20 passes in 11 s.
+A calibration is a deterministic function of the family (:mod:`privcd.privacy.mechanisms`), the
+target (epsilon, delta) and the accountant, so it is computed once: per process (an in-memory
+cache), and across processes through an explicit :class:`~privcd.privacy.reuse.CalibrationStore`
+(``store=``) that the workflow fills once per privacy setting and every tuning job reads. Only a
+calibration that is neither cached nor stored runs the root search of
+:mod:`privcd.privacy.search`, the one place privcd imports dp-accounting (0.8 s); ``epsilon = inf``
+needs no search at all.
 """
 import functools
-import importlib.metadata
 import math
 from dataclasses import dataclass
 
-import dp_accounting
-
-from privcd.privacy.accountants import (ACCOUNTANTS, PLD_EPSILON_TOLERANCE, PLD_NOISE_TOLERANCE, check_accountant,
-                                        discretizations, make_accountant)
-from privcd.privacy.events import describe
+from privcd import privacy
+from privcd.privacy.mechanisms import Mechanism, SubsampledGaussian
 from privcd.validation import check_number, check_positive
-
-RELATIVE_TOLERANCE = 1e-3  # on the noise multiplier
-PROBE = 1.0  # noise multiplier at which a mechanism family is identified for the cache
-_FIRST_STEP = 2.0  # bracketing factor from z = 1
-_REFINE_STEP = 1.25  # bracketing factor from the previous discretisation level's z
-_MAX_BRACKET_STEPS = 100
-_DP_ACCOUNTING = importlib.metadata.version("dp-accounting")
 
 
 @dataclass(frozen=True)
@@ -55,183 +32,69 @@ class Calibration:
         ``None`` only for an uncalibrated ``epsilon = inf`` run without a delta.
     accountant : str or None
         Registry name of the accountant that certified ``epsilon``.
-    event : dp_accounting.DpEvent or None
-        The whole run, ``make_event(noise_multiplier)``.
+    mechanism : privcd.privacy.mechanisms.Mechanism or None
+        The family calibrated; ``None`` for privacy not accounted by a family (DP-GCD's advanced
+        composition).
     """
 
     noise_multiplier: float
     epsilon: float
-    delta: float
+    delta: float | None
     accountant: str | None
-    event: object
+    mechanism: Mechanism | None = None
+
+    @property
+    def event(self):
+        """The dp-accounting event of the whole run, ``mechanism(noise_multiplier)`` (built on access)."""
+        return None if self.mechanism is None else self.mechanism(self.noise_multiplier)
 
 
-def _check_delta(delta):
-    return check_number("delta", delta, low=0.0, high=1.0)
-
-
-def _check_supported(event, accountant):
-    """``ValueError`` naming the accountant and the event kind when ``accountant`` cannot read ``event``."""
-    if make_accountant(accountant).supports(event):
-        return
-    able = [name for name in ACCOUNTANTS if make_accountant(name).supports(event)]
-    raise ValueError(f"accountant={accountant!r} does not support {describe(event)} under replace-one "
-                     f"neighbours (dp-accounting {_DP_ACCOUNTING}); accountants that do: {able}")
-
-
-class _EpsilonCurve:
-    """``z -> epsilon(make_event(z), delta)`` with one accountant setting, memoised."""
-
-    def __init__(self, make_event, delta, accountant, discretization):
-        self.make_event = make_event
-        self.delta = delta
-        self.accountant = accountant
-        self.discretization = discretization
-        self._values = {}
-
-    def fresh_accountant(self):
-        return make_accountant(self.accountant, self.discretization)
-
-    def __call__(self, z):
-        if z not in self._values:
-            self._values[z] = self.fresh_accountant().compose(self.make_event(z)).get_epsilon(self.delta)
-        return self._values[z]
-
-
-def _bracket(curve, target, start, factor):
-    """``(lower, upper)`` with ``curve(lower) > target >= curve(upper)`` and ``upper = factor lower``,
-    stepping geometrically from ``start`` (upwards while the noise is too small, else downwards)."""
-    z = start
-    if curve(z) > target:
-        for _ in range(_MAX_BRACKET_STEPS):
-            lower, z = z, z * factor
-            if curve(z) <= target:
-                return lower, z
-    else:
-        for _ in range(_MAX_BRACKET_STEPS):
-            upper, z = z, z / factor
-            if curve(z) > target:
-                return z, upper
-    raise RuntimeError(f"no noise multiplier between {start / factor**_MAX_BRACKET_STEPS:g} and "
-                       f"{start * factor**_MAX_BRACKET_STEPS:g} brackets epsilon={target}")
-
-
-def _noise_saving(bracket, finer, found):
-    """Relative noise a finer grid would save: the relative epsilon it saves at the current ``z``
-    over the slope of ``log epsilon`` against ``log z`` across the coarser grid's ``bracket``."""
-    coarse, lower, upper = bracket
-    if coarse(upper) == 0:
-        return 0.0
-    slope = math.log(coarse(lower) / coarse(upper)) / math.log(upper / lower)
-    return math.log(found.epsilon / finer(found.noise_multiplier)) / slope
-
-
-def _calibrate(make_event, epsilon, delta, accountant):
-    if math.isinf(epsilon):
-        return Calibration(0.0, math.inf, delta, accountant, make_event(0.0))
-    start, factor = PROBE, _FIRST_STEP
-    if accountant != "exact" and make_accountant("exact").supports(make_event(PROBE)):
-        # A composition of Gaussians: its exact epsilon is below every accountant's, so the exact
-        # noise (milliseconds) is a lower bound to start from, and the PLD accountant is never
-        # asked about the far lower noises where its grid is huge (minutes for 1e5 Gaussians).
-        start, factor = _calibrate(make_event, epsilon, delta, "exact").noise_multiplier, _REFINE_STEP
-    found = bracket = None
-    for discretization in discretizations(accountant):
-        curve = _EpsilonCurve(make_event, delta, accountant, discretization)
-        if found is not None:
-            if _noise_saving(bracket, curve, found) <= PLD_NOISE_TOLERANCE:
-                break
-            start, factor = found.noise_multiplier, _REFINE_STEP
-        lower, upper = _bracket(curve, epsilon, start, factor)
-        bracket = (curve, lower, upper)
-        z = dp_accounting.calibrate_dp_mechanism(
-            curve.fresh_accountant, make_event, epsilon, delta,
-            bracket_interval=dp_accounting.ExplicitBracketInterval(lower, upper), tol=RELATIVE_TOLERANCE * lower)
-        achieved = curve(z)
-        if achieved > epsilon:  # calibrate_dp_mechanism's contract; the accountants are deterministic
-            raise RuntimeError(f"calibrated z={z} gives epsilon={achieved} > target {epsilon}")
-        found = Calibration(z, achieved, delta, accountant, make_event(z))
-    return found
-
-
-class _Family:
-    """A mechanism family ``make_event``, equal to another when both give the same event at ``PROBE``."""
-
-    def __init__(self, make_event, probe_event):
-        self.make_event = make_event
-        self.probe_event = probe_event
-
-    def __eq__(self, other):
-        return self.probe_event == other.probe_event
-
-    def __hash__(self):
-        return hash(self.probe_event)
-
-
-@functools.lru_cache(maxsize=1024)
-def _calibrate_cached(family, epsilon, delta, accountant):
-    return _calibrate(family.make_event, epsilon, delta, accountant)
-
-
-def calibrate(make_event, *, epsilon, delta, accountant):
+def calibrate(mechanism, *, epsilon, delta, accountant, store=None):
     """The smallest noise multiplier whose run satisfies (epsilon, delta)-DP under replace-one neighbours.
 
     Parameters
     ----------
-    make_event : callable
-        ``z -> dp_accounting.DpEvent`` of the whole run, e.g.
-        ``lambda z: gaussian_composition_event(z, steps)``; epsilon must decrease in ``z``.
+    mechanism : privcd.privacy.mechanisms.Mechanism
+        The family ``z -> event``, e.g. ``GaussianComposition(steps)``; epsilon decreases in ``z``.
     epsilon : float
-        Target, ``> 0``; ``inf`` gives ``noise_multiplier = 0`` (no privacy).
+        Target, ``> 0``; ``inf`` gives ``noise_multiplier = 0`` (no privacy) without any search.
     delta : float or None
         In ``(0, 1)``; may be ``None`` only with ``epsilon = inf``.
     accountant : {"rdp", "pld", "exact"}
-        See :mod:`privcd.privacy.accountants`; it must support the event (``ValueError`` otherwise,
+        See :mod:`privcd.privacy.accountants`; it must read the family (``ValueError`` otherwise,
         e.g. ``"rdp"`` with Poisson sampling).
+    store : privcd.privacy.reuse.CalibrationStore, optional
+        Answers the request when it holds it; records it otherwise.
 
     Returns
     -------
     Calibration
         ``epsilon`` is the achieved epsilon (``<= target``, within about 0.5% of it) computed by a
-        fresh accountant; ``event`` is ``make_event(noise_multiplier)``.
-
-    Notes
-    -----
-    Results are cached in-process by the family's event at ``z = 1`` and the targets; a cached
-    calibration is returned only if ``make_event`` gives exactly its event at its ``z``, so the
-    epsilon it certifies is the epsilon of this very run.
+        fresh accountant (:func:`privcd.privacy.search.find_noise_multiplier`).
     """
     epsilon = check_positive("epsilon", epsilon, allow_inf=True)
     if not (delta is None and math.isinf(epsilon)):
-        delta = _check_delta(delta)
-    check_accountant(accountant)
-    probe = make_event(PROBE)
-    _check_supported(probe, accountant)
-    try:
-        family = _Family(make_event, probe)
-        hash(family)
-    except TypeError:  # an event holding a list (ComposedDpEvent) is not hashable: no caching
-        return _calibrate(make_event, epsilon, delta, accountant)
-    found = _calibrate_cached(family, epsilon, delta, accountant)
-    if make_event(found.noise_multiplier) == found.event:
-        return found
-    return _calibrate(make_event, epsilon, delta, accountant)
+        delta = check_number("delta", delta, low=0.0, high=1.0)
+    if not isinstance(mechanism, Mechanism):
+        raise ValueError(f"mechanism={mechanism!r} is not a privcd mechanism family; expected one of "
+                         "privcd.privacy.GaussianComposition, privcd.privacy.SubsampledGaussian")
+    mechanism.check_accountant(accountant)
+    if math.isinf(epsilon):
+        return Calibration(0.0, math.inf, delta, accountant, mechanism)
+    if store is None:
+        return _calibrate_cached(mechanism, epsilon, delta, accountant)
+    return store.calibrate(mechanism, epsilon, delta, accountant, compute=_calibrate_cached)
 
 
-def epsilon_of(event, delta, accountant):
-    """Epsilon of ``event`` at ``delta`` with accountant ``accountant`` (replace-one neighbours).
+def calibrate_subsampled(steps, *, batch_size, n, sampling, epsilon, delta, accountant, store=None):
+    """:func:`calibrate` for ``steps`` releases of a Gaussian sum over batches of ``batch_size`` of
+    ``n`` records drawn by ``sampling`` (:class:`~privcd.privacy.mechanisms.SubsampledGaussian`):
+    DP-SGD (dp-gcd Section 5) and DP-SCD (dp-scd Algorithm 1)."""
+    return calibrate(SubsampledGaussian(steps, batch_size, n, sampling), epsilon=epsilon, delta=delta,
+                     accountant=accountant, store=store)
 
-    For the PLD accountant, the discretisation is refined until epsilon improves by less than
-    :data:`~privcd.privacy.accountants.PLD_EPSILON_TOLERANCE`; the smallest value seen (each is
-    an upper bound) is returned.
-    """
-    delta = _check_delta(delta)
-    check_accountant(accountant)
-    _check_supported(event, accountant)
-    best = math.inf
-    for discretization in discretizations(accountant):
-        value = make_accountant(accountant, discretization).compose(event).get_epsilon(delta)
-        if math.isinf(value) or best - value <= PLD_EPSILON_TOLERANCE * value:
-            return min(best, value)
-        best = value
-    return best
+
+@functools.lru_cache(maxsize=1024)
+def _calibrate_cached(mechanism, epsilon, delta, accountant):
+    z, achieved = privacy.find_noise_multiplier(mechanism, epsilon, delta, accountant)
+    return Calibration(z, achieved, delta, accountant, mechanism)

@@ -7,7 +7,7 @@ noise multiplier ``z`` is the noise standard deviation over the replace-one L2 s
 released quantity, ``Delta = sup ||f(D) - f(D')||`` over neighbours (dp-cd Lemma B.7): the kernel
 adds ``N(0, (z Delta)^2 I)``. For a sum of one value of norm ``<= C`` per record (a clipped
 gradient, a clipped gradient coordinate over ``n``), ``Delta = 2 C``: the replaced record's
-value ``v`` may become ``-v`` (:func:`gaussian_sensitivity`).
+value ``v`` may become ``-v`` (:func:`~privcd.privacy.mechanisms.gaussian_sensitivity`).
 
 The events built here hold ``GaussianDpEvent(2 z)``: :class:`dp_accounting.GaussianDpEvent`
 defines its multiplier as ``s / C`` with ``C`` the norm bound of one record's value, which is
@@ -28,53 +28,19 @@ defines its multiplier as ``s / C`` with ``C`` the norm bound of one record's va
 - Exact accountant (:mod:`privcd.privacy.exact_gaussian`): reads them as documented.
 
 So for every accountant and both samplings, the kernel's noise standard deviation is
-``z * Delta``, with ``Delta`` from :func:`gaussian_sensitivity` /
-:func:`subsampled_gaussian_sensitivity`.
+``z * Delta``, with ``Delta`` from :func:`~privcd.privacy.mechanisms.gaussian_sensitivity` /
+:func:`~privcd.privacy.mechanisms.subsampled_gaussian_sensitivity`. The mechanism families that map
+``z`` to these events, without importing dp-accounting, are in :mod:`privcd.privacy.mechanisms`.
 """
 import dp_accounting
 from dp_accounting import dp_event
 
-from privcd.validation import check_choice, check_number, check_positive, check_positive_int
+from privcd.privacy.mechanisms import DISTANCE_PER_NORM_BOUND, check_subsampling
+from privcd.validation import check_number, check_positive_int
 
 REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
-DISTANCE_PER_NORM_BOUND = 2.0  # replace-one: two records of norm <= C are up to 2 C apart
-SAMPLINGS = ("without-replacement", "poisson")
 _SAMPLED_EVENTS = {dp_event.SampledWithoutReplacementDpEvent: "without-replacement",
                    dp_event.PoissonSampledDpEvent: "poisson"}
-
-
-def gaussian_sensitivity(bound):
-    """Replace-one L2 sensitivity of a sum with one value of norm ``<= bound`` per record.
-
-    ``Delta = 2 bound``: replacing a record turns its value ``v`` into any ``v'`` with
-    ``||v'|| <= bound``, and ``||v - v'|| <= 2 bound`` is attained at ``v' = -v``. DP-CD releases
-    ``(1/n) sum_i clip(g_ij, C_j)`` (dp-cd Algorithm 1 line 7), so ``bound = C_j / n`` and
-    ``Delta_j = 2 C_j / n`` (dp-cd Theorem 3.1's ``Delta(grad_j f) <= 2 L_j / n``). The kernel's
-    noise standard deviation is ``noise_multiplier * Delta`` for :func:`gaussian_composition_event`.
-    """
-    return DISTANCE_PER_NORM_BOUND * check_positive("bound", bound)
-
-
-def subsampled_gaussian_sensitivity(clip, sampling):
-    """Replace-one L2 sensitivity of the summed clipped gradients of one batch: ``2 clip``.
-
-    The same for both samplings: the batches of neighbouring datasets are coupled to hold the same
-    positions, so the sums differ by ``g_i - g_i'`` (when position ``i`` is drawn), of norm at
-    most ``2 clip``. The kernel's noise standard deviation is ``noise_multiplier * 2 clip`` for
-    :func:`subsampled_gaussian_event`, and that is what its event tells each accountant: RDP
-    (without replacement) reads ``noise std / (2 clip)`` after privcd's halving, PLD (Poisson)
-    reads ``noise std / clip`` with neighbouring means ``+clip`` and ``-clip``, 2 clip apart (see
-    the module docstring for the source lines).
-
-    Parameters
-    ----------
-    clip : float
-        Per-sample gradient clipping norm ``C > 0``.
-    sampling : {"without-replacement", "poisson"}
-        How batches are drawn (checked).
-    """
-    check_choice("sampling", sampling, SAMPLINGS)
-    return gaussian_sensitivity(check_positive("clip", clip))
 
 
 def _gaussian(noise_multiplier):
@@ -110,7 +76,7 @@ def subsampled_gaussian_event(noise_multiplier, steps, *, batch_size, n, samplin
     """``steps`` releases of a subsampled Gaussian sum: DP-SGD (dp-gcd Section 5).
 
     Each step sums the clipped per-sample gradients of a batch and adds ``N(0, (z 2 C)^2 I)``
-    (:func:`subsampled_gaussian_sensitivity`), with the batch drawn
+    (:func:`~privcd.privacy.mechanisms.subsampled_gaussian_sensitivity`), with the batch drawn
 
     - ``"without-replacement"``: ``batch_size`` distinct records uniformly at random, independently
       across steps (``SampledWithoutReplacementDpEvent``; RDP accounting of Wang, Balle and
@@ -134,12 +100,7 @@ def subsampled_gaussian_event(noise_multiplier, steps, *, batch_size, n, samplin
         Number of records.
     sampling : {"without-replacement", "poisson"}
     """
-    steps = check_positive_int("steps", steps)
-    n = check_positive_int("n", n)
-    batch_size = check_positive_int("batch_size", batch_size)
-    if batch_size > n:
-        raise ValueError(f"batch_size={batch_size} exceeds the number of records n={n}")
-    check_choice("sampling", sampling, SAMPLINGS)
+    steps, batch_size, n, sampling = check_subsampling(steps, batch_size, n, sampling)
     gaussian = _gaussian(noise_multiplier)
     if sampling == "poisson":
         sampled = dp_event.PoissonSampledDpEvent(sampling_probability=batch_size / n, event=gaussian)

@@ -1,0 +1,49 @@
+"""Peak resident memory of a tuning chunk, in a fresh process (``resource.getrusage``), against the
+size of X plus ``configurations x (n + p)`` doubles (one iterate and one residual per
+configuration, what a batched kernel would hold at once).
+
+The chunk's increment is the process's peak RSS after the chunk minus its resident size just
+before it: exact when the chunk raised the peak, an upper bound otherwise (the peak is then an
+earlier one, e.g. numba compiling in the warm-up when its disk cache is cold)."""
+from benchmarks.harness import run_python
+
+CODE = """
+import json, os, resource
+from benchmarks import grid
+from privcd.tuning import run_chunk
+data = grid.problem()
+configurations = grid.configurations({count})
+run_chunk(data, "{algorithm}", configurations[:2], repetitions=1, **grid.IDENTITY)  # compile, calibrate
+with open("/proc/self/statm") as statm:  # resident pages now
+    before = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+run_chunk(data, "{algorithm}", configurations, repetitions=1, **grid.IDENTITY)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({{"before_bytes": before, "peak_before_bytes": peak_before, "peak_bytes": peak,
+                   "x_bytes": data.X.nbytes,
+                   "configurations": len(configurations), "n": data.n_samples, "p": data.n_features}}))
+"""
+
+
+def run(quick, algorithm="dp-cd"):
+    result = run_python(CODE.format(count=100 if quick else 1000, algorithm=algorithm))
+    budget = result["x_bytes"] + result["configurations"] * (result["n"] + result["p"]) * 8
+    increment = result["peak_bytes"] - result["before_bytes"]
+    return {**result, "algorithm": algorithm, "budget_bytes": budget, "chunk_increment_bytes": increment,
+            "increment_exact": result["peak_bytes"] > result["peak_before_bytes"],
+            "increment_over_budget": increment / budget}
+
+
+def markdown(r):
+    mb = 2.0**20
+    return "\n".join([
+        "| algorithm | configurations | process peak MB | before the chunk MB | chunk increment MB | "
+        "X + configurations x (n + p) doubles MB | increment / that |", "|---|---|---|---|---|---|---|",
+        f"| {r['algorithm']} | {r['configurations']:,} | {r['peak_bytes'] / mb:.0f} | {r['before_bytes'] / mb:.0f} | "
+        f"{'' if r['increment_exact'] else '<= '}{r['chunk_increment_bytes'] / mb:.1f} | "
+        f"{r['budget_bytes'] / mb:.1f} | "
+        f"{r['increment_over_budget']:.2f} |",
+        "", f"A fresh process runs a warm-up chunk of 2 configurations, then the chunk of the grid benchmark "
+        f"({r['n']:,} x {r['p']}); increment = peak RSS (`ru_maxrss`) after the chunk minus the resident size "
+        "just before it (exact when the chunk raised the peak; `<=` when the peak is an earlier one). The "
+        "process before the chunk holds the interpreter, numpy, pandas, numba's loaded kernels and the problem."])
