@@ -5,7 +5,10 @@ dp-cd Section 6 (footnote 5) and dp-gcd Section 5. ``d^2 l / dz^2 = s (1 - s) <=
 
 The derivative and second derivative, evaluated once per sample in the kernels' hot loops, use
 the branch-free :func:`privcd.kernels.vector_math.exp` (within 1 ulp of ``math.exp``) and
-selects instead of branches, so the loops over samples that call them vectorise.
+selects instead of branches, and numba's ``error_model="numpy"`` (a plain division: the default
+"python" model guards every float division with a zero test and a jump, which alone stops
+vectorisation; here the denominator ``1 + e`` is at least 1), so the loops over samples that call
+them vectorise.
 """
 import math
 
@@ -27,7 +30,7 @@ def value(z, y):
     return math.log1p(math.exp(t))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def derivative(z, y):
     """``dl/dz = -y / (1 + exp(y z))``, without overflow and without a branch.
 
@@ -40,7 +43,7 @@ def derivative(z, y):
     return -y * numerator / (1.0 + e)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def second_derivative(z, y):
     """``d^2 l / dz^2 = s (1 - s) = e / (1 + e)^2`` with ``s = sigmoid(y z)`` and ``e = exp(-|z|)``
     (for ``|y| = 1`` it depends on ``|z|`` only)."""
