@@ -31,7 +31,8 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.averaging import close_epoch, credit_change
-from privcd.kernels.dispatch import loss_derivative, penalty_prox
+from privcd.kernels.dispatch import penalty_prox
+from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.draws import bounded_integer
 from privcd.kernels.dp_cd import coordinate_step
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns
@@ -103,8 +104,7 @@ def block_gradients(is_sparse, Xf, data, indices, indptr, y, loss_code, threshol
             gradients[b] = clipped_coordinate_gradient_sum(is_sparse, Xf, data, indices, indptr, j, z, y,
                                                            loss_code, thresholds[j]) / n
         return
-    for i in range(n):
-        derivatives[i] = loss_derivative(loss_code, z[i], y[i])
+    loss_derivatives_into(loss_code, z, y, derivatives)
     for b in range(m):
         j = block[b]
         gradients[b] = _dense_clipped_sum(derivatives, Xf, j, thresholds[j]) / n
@@ -199,6 +199,8 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
     averaging = inner > 0
     total = np.zeros(p)
     held_since = np.zeros(p, dtype=np.int64)
+    lag_j = 0
+    lag_delta = 0.0
     c = 0
     for it in range(n_iterations):
         while c < checkpoints.shape[0] and checkpoints[c] == it:
@@ -208,8 +210,10 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
             j = bounded_integer(rng, 0, p)
             normal_draw = rng.standard_normal()
             block[0] = j
-            olds[0] = coordinate_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
-                                      lam, step_sizes, thresholds, noise_std, j, normal_draw, w, z)
+            olds[0], lag_delta = coordinate_step(is_sparse, Xf, data, indices, indptr, y, loss_code,
+                                                 penalty_code, lam, step_sizes, thresholds, noise_std, j,
+                                                 normal_draw, w, z, lag_j, lag_delta)
+            lag_j = j
             m = 1
         else:
             m = draw_block(sketch, tau, probabilities, top, order, block, rng)
@@ -223,6 +227,7 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
             if k == inner - 1:
                 close_epoch(total, held_since, w, out, inner)
                 z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
+                lag_delta = 0.0
     while c < checkpoints.shape[0]:
         snapshots[c] = out if averaging else w
         c += 1
