@@ -32,7 +32,7 @@ def clipped_coordinate_gradient_sum(is_sparse, Xf, data, indices, indptr, j, z, 
                                        threshold)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag_delta, j, z, y, loss_code,
                                 threshold):
     """Catch ``z`` up with a lagged coordinate step, ``z += lag_delta * X[:, lag_j]``, then return
@@ -42,7 +42,9 @@ def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag
     that update to the next step's gradient lets dense X do both in one pass over ``z`` (one load and
     one store of ``z_i`` instead of two loads and a store). ``z_i + lag_delta * X_i,lag_j`` is rounded
     as by :func:`add_scaled_column` (no fused multiply-add), so ``z`` has the same bits as without the
-    lag, dense or sparse. ``lag_delta = 0`` updates nothing.
+    lag, dense or sparse. ``lag_delta = 0`` updates nothing. Inlined into numba callers (no array
+    reference counting on a call); the dense sum stays an out-of-line call, compiled once with its
+    own fast-math flags.
     """
     if not is_sparse:
         return _dense_lagged_clipped_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold)
