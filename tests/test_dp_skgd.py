@@ -15,7 +15,8 @@ import privcd
 from benchmarks.numpy_reference import dp_skgd as numpy_dp_skgd
 from privcd.algorithms import dp_skgd
 from privcd.algorithms.base import Settings, coordinate_thresholds, kernel_rng
-from privcd.kernels.dp_skgd import SKETCH_IMPORTANCE, SKETCH_TAU_NICE, draw_block
+from privcd.kernels.dp_skgd import SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd as dp_skgd_kernel, draw_block
+from privcd.kernels.layout import column_arrays
 from privcd.optimum import solve_nonprivate
 from conftest import make_problem
 
@@ -283,3 +284,15 @@ def test_uniform_sketch_is_dp_cd_bit_for_bit_whatever_numba_cache_holds(tmp_path
     out = subprocess.run([sys.executable, "-c", _CACHE_STATE_SCRIPT, "both"], cwd=root, env=env, check=True,
                          capture_output=True, text=True)
     assert out.stdout == "True"
+
+
+def test_block_kernel_refuses_the_uniform_sketch_which_is_dp_cd():
+    """The uniform sketch runs DP-CD's kernel (one compiled copy of the step loop); the block kernel
+    raises rather than silently running another sketch for it."""
+    problem = make_problem("squared", "l1", 0.05)
+    p = problem.n_features
+    ones = np.ones(p)
+    with pytest.raises(ValueError, match="uniform sketch is DP-CD"):
+        dp_skgd_kernel(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
+                       SKETCH_UNIFORM, 0, np.full(p, 1.0 / p), ones, ones, ones, ones, 3, 0,
+                       np.array([0], dtype=np.int64), kernel_rng(0), np.zeros(p))
