@@ -9,7 +9,7 @@ from privcd.algorithms import dp_cd as dp_cd_algorithm
 from privcd.algorithms.base import Settings, coordinate_thresholds, kernel_rng
 from privcd.kernels.dp_cd import dp_cd
 from privcd.kernels.layout import column_arrays
-from privcd.kernels.linalg import clipped_coordinate_gradient_sum
+from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, lagged_clipped_gradient_sum
 from conftest import make_problem
 
 INF = float("inf")
@@ -128,3 +128,26 @@ def test_numpy_reference_follows_the_same_random_path(loss, penalty, lam, option
     w, _, _ = dp_cd_algorithm.run(problem, plan, 6)
     assert np.count_nonzero(w) > 5
     np.testing.assert_allclose(numpy_dp_cd.run(problem, plan, 6), w, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+def test_lagged_gradient_applies_the_lag_then_sums_at_the_updated_residuals(loss, storage):
+    """z + delta X[:, lag_j] comes out with the bits of add_scaled_column, and the sum is the clipped
+    gradient at the updated z (the dense SIMD sum to rounding, the sparse one exactly); delta = 0
+    leaves z alone."""
+    problem = make_problem(loss, None, 0.0, sparse=storage == "sparse")
+    arrays = column_arrays(problem)
+    thresholds = coordinate_thresholds(problem.M, 0.5)
+    z0 = problem.linear_predictor(np.random.default_rng(3).normal(size=problem.n_features))
+    for lag_j, delta, j in [(2, 0.37, 5), (4, -1.5, 4), (0, 0.0, 7)]:
+        expected_z = z0.copy()
+        add_scaled_column(*arrays, lag_j, delta, expected_z)
+        expected = clipped_coordinate_gradient_sum(*arrays, j, expected_z, problem.y, problem.loss.code,
+                                                   thresholds[j])
+        z = z0.copy()
+        got = lagged_clipped_gradient_sum(*arrays, lag_j, delta, j, z, problem.y, problem.loss.code,
+                                          thresholds[j])
+        np.testing.assert_array_equal(z.view(np.int64), expected_z.view(np.int64))
+        assert got == pytest.approx(expected, rel=1e-13, abs=1e-15)
+        if storage == "sparse":
+            assert got == expected

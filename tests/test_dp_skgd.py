@@ -1,5 +1,9 @@
 """DP-SkGD (dp-skgd Algorithm 1): special cases, sketch distributions, noise models, calibration, options."""
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +15,8 @@ import privcd
 from benchmarks.numpy_reference import dp_skgd as numpy_dp_skgd
 from privcd.algorithms import dp_skgd
 from privcd.algorithms.base import Settings, coordinate_thresholds, kernel_rng
-from privcd.kernels.dp_skgd import SKETCH_IMPORTANCE, SKETCH_TAU_NICE, draw_block
+from privcd.kernels.dp_skgd import SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd as dp_skgd_kernel, draw_block
+from privcd.kernels.layout import column_arrays
 from privcd.optimum import solve_nonprivate
 from conftest import make_problem
 
@@ -253,3 +258,41 @@ def test_numpy_reference_follows_the_same_random_path(sketch):
     w, _ = dp_skgd.run(problem, plan, 6)
     assert np.count_nonzero(w) > 5
     np.testing.assert_allclose(numpy_dp_skgd.run(problem, plan, 6), w, rtol=1e-10, atol=1e-14)
+
+
+_CACHE_STATE_SCRIPT = """
+import sys, numpy as np, privcd
+sys.path.insert(0, 'tests')
+from conftest import make_problem
+problem = make_problem('squared', 'l1', 0.05)
+common = dict(epsilon=0.7, delta=1e-5, passes=3, step=0.8, clip=2.0, seed=11)
+cd = privcd.fit(problem, 'dp-cd', **common)
+if sys.argv[1] == 'both':
+    sk = privcd.fit(problem, 'dp-skgd', sketch='uniform', **common)
+    sys.stdout.write(str(np.array_equal(sk.w, cd.w)))
+"""
+
+
+def test_uniform_sketch_is_dp_cd_bit_for_bit_whatever_numba_cache_holds(tmp_path):
+    """DP-CD loaded from numba's disk cache and DP-SkGD compiled in this process still agree to the
+    bit. (Machine code of the SIMD sums depends on where LLVM inlines them, and numba only inlines
+    functions compiled in the same process: a kernel that let the summation loop be inlined into
+    both callers broke this when one caller came from the cache.)"""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", _CACHE_STATE_SCRIPT, "dp-cd-only"], cwd=root, env=env, check=True)
+    out = subprocess.run([sys.executable, "-c", _CACHE_STATE_SCRIPT, "both"], cwd=root, env=env, check=True,
+                         capture_output=True, text=True)
+    assert out.stdout == "True"
+
+
+def test_block_kernel_refuses_the_uniform_sketch_which_is_dp_cd():
+    """The uniform sketch runs DP-CD's kernel (one compiled copy of the step loop); the block kernel
+    raises rather than silently running another sketch for it."""
+    problem = make_problem("squared", "l1", 0.05)
+    p = problem.n_features
+    ones = np.ones(p)
+    with pytest.raises(ValueError, match="uniform sketch is DP-CD"):
+        dp_skgd_kernel(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
+                       SKETCH_UNIFORM, 0, np.full(p, 1.0 / p), ones, ones, ones, ones, 3, 0,
+                       np.array([0], dtype=np.int64), kernel_rng(0), np.zeros(p))

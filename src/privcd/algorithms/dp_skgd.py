@@ -66,6 +66,7 @@ import numpy as np
 
 from privcd.algorithms.base import Plan, checkpoints_for, kernel_rng
 from privcd.algorithms.dp_cd import calibrate_releases, coordinate_parameters, iteration_count
+from privcd.kernels.dp_cd import dp_cd
 from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
 from privcd.kernels.layout import column_arrays
 from privcd.validation import check_choice, check_positive_int
@@ -192,8 +193,13 @@ def plan(problem, settings, options):
 
 
 def run(problem, plan, seed):
-    """Run the :func:`privcd.kernels.dp_skgd.dp_skgd` kernel from w = 0."""
+    """Run the :func:`privcd.kernels.dp_skgd.dp_skgd` kernel from w = 0; the uniform sketch runs
+    :func:`privcd.kernels.dp_cd.dp_cd` itself (the same compiled loop, so DP-CD's bits by construction)."""
     k = plan.kernel
+    if k["sketch"] == SKETCH_UNIFORM:
+        return dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
+                     k["step_sizes"], k["thresholds"], k["noise_std"], plan.n_iterations, k["inner"],
+                     plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features))
     return dp_skgd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
                    k["sketch"], k["tau"], k["probabilities"], k["step_sizes"], k["thresholds"], k["noise_std"],
                    k["noise_weights"], plan.n_iterations, k["inner"], plan.checkpoints, kernel_rng(seed),

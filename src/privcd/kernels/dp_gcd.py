@@ -32,7 +32,8 @@ import math
 import numpy as np
 from numba import njit
 
-from privcd.kernels.dispatch import loss_derivative, penalty_prox, penalty_value
+from privcd.kernels.dispatch import penalty_prox, penalty_value
+from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.linalg import add_scaled_column, matvec_columns
 from privcd.penalties import l1, l2, none
 
@@ -236,8 +237,7 @@ def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam
         while c < checkpoints.shape[0] and checkpoints[c] == it:
             snapshots[c] = w
             c += 1
-        for i in range(n):
-            derivatives[i] = loss_derivative(loss_code, z[i], y[i])
+        loss_derivatives_into(loss_code, z, y, derivatives)
         clipped_gradient(is_sparse, Xf, data, indices, indptr, derivatives, thresholds, gradient)
         for j in range(p):
             draws[j] = standard_laplace(rng)

@@ -16,11 +16,11 @@ tau costs O(tau n) dense (n loss derivatives, shared by the block's columns), O(
 columns) sparse. With ``inner > 0`` the iterates are averaged every ``inner`` steps (Alg. 1
 line 9).
 
-Random stream, per iteration, from the run's ``numpy.random.Generator``: the uniform sketch draws
-``integers(0, p)`` then one standard normal and calls DP-CD's
-:func:`~privcd.kernels.dp_cd.coordinate_step`, so it reproduces :func:`~privcd.kernels.dp_cd.dp_cd`
-bit for bit; the other sketches draw the block (tau-nice: ``integers(k, p)`` for k < tau, a partial
-Fisher-Yates shuffle; importance: ``random()`` draws for geometric skips and thinning, see
+The uniform sketch (one coordinate, ``tau = 1``) is DP-CD: :mod:`privcd.algorithms.dp_skgd` runs
+:func:`~privcd.kernels.dp_cd.dp_cd` for it, the one compiled copy of that loop, so the two agree
+bit for bit by construction; this kernel runs the other sketches. Random stream, per iteration,
+from the run's ``numpy.random.Generator``: the block (tau-nice: ``integers(k, p)`` for k < tau, a
+partial Fisher-Yates shuffle; importance: ``random()`` draws for geometric skips and thinning, see
 :func:`draw_block`; full: nothing), then one standard normal per block entry in block order.
 These are the numbers numpy's own ``Generator`` methods give in the same order, which the numpy
 reference and the tests use to replay a path.
@@ -31,9 +31,9 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.averaging import close_epoch, credit_change
-from privcd.kernels.dispatch import loss_derivative, penalty_prox
+from privcd.kernels.dispatch import penalty_prox
+from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.draws import bounded_integer
-from privcd.kernels.dp_cd import coordinate_step
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns
 
 SKETCH_UNIFORM = 0
@@ -103,8 +103,7 @@ def block_gradients(is_sparse, Xf, data, indices, indptr, y, loss_code, threshol
             gradients[b] = clipped_coordinate_gradient_sum(is_sparse, Xf, data, indices, indptr, j, z, y,
                                                            loss_code, thresholds[j]) / n
         return
-    for i in range(n):
-        derivatives[i] = loss_derivative(loss_code, z[i], y[i])
+    loss_derivatives_into(loss_code, z, y, derivatives)
     for b in range(m):
         j = block[b]
         gradients[b] = _dense_clipped_sum(derivatives, Xf, j, thresholds[j]) / n
@@ -159,7 +158,8 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
     Parameters
     ----------
     sketch : int
-        ``SKETCH_UNIFORM``, ``SKETCH_TAU_NICE``, ``SKETCH_IMPORTANCE`` or ``SKETCH_FULL``.
+        ``SKETCH_TAU_NICE``, ``SKETCH_IMPORTANCE`` or ``SKETCH_FULL`` (``SKETCH_UNIFORM`` is run by
+        :func:`~privcd.kernels.dp_cd.dp_cd`).
     tau : int
         Block size of the tau-nice sketch (unused otherwise).
     probabilities : ndarray of shape (p,)
@@ -168,8 +168,7 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
         ``gamma_j = step / M_j`` and clipping thresholds ``C_j``.
     noise_std, noise_weights : ndarray of shape (p,)
         The noise on coordinate j of block S has standard deviation
-        ``noise_std[j] * sqrt(sum_{k in S} noise_weights[k])`` (the uniform sketch uses
-        ``noise_std[j]`` alone, as DP-CD).
+        ``noise_std[j] * sqrt(sum_{k in S} noise_weights[k])``.
     inner : int
         K of Algorithm 1 (average every K steps); 0 returns the last iterate, no averaging.
     checkpoints : int64 ndarray, increasing
@@ -184,6 +183,8 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
     snapshots : ndarray of shape (len(checkpoints), p)
         The output at each checkpoint.
     """
+    if sketch == SKETCH_UNIFORM:
+        raise ValueError("the uniform sketch is DP-CD: run privcd.kernels.dp_cd.dp_cd")
     n = y.shape[0]
     p = w0.shape[0]
     w = w0.copy()
@@ -204,18 +205,9 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
         while c < checkpoints.shape[0] and checkpoints[c] == it:
             snapshots[c] = out if averaging else w
             c += 1
-        if sketch == SKETCH_UNIFORM:
-            j = bounded_integer(rng, 0, p)
-            normal_draw = rng.standard_normal()
-            block[0] = j
-            olds[0] = coordinate_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
-                                      lam, step_sizes, thresholds, noise_std, j, normal_draw, w, z)
-            m = 1
-        else:
-            m = draw_block(sketch, tau, probabilities, top, order, block, rng)
-            block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
-                       thresholds, noise_std, noise_weights, block, m, derivatives, gradients, olds, w, z,
-                       rng)
+        m = draw_block(sketch, tau, probabilities, top, order, block, rng)
+        block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
+                   thresholds, noise_std, noise_weights, block, m, derivatives, gradients, olds, w, z, rng)
         if averaging:
             k = it % inner
             for b in range(m):

@@ -3,6 +3,7 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.dispatch import loss_derivative, loss_value, penalty_value
+from privcd.losses import logistic, squared
 
 
 @njit(cache=True)
@@ -27,6 +28,27 @@ def penalty_sum(penalty_code, w, lam):
 def loss_derivatives(loss_code, z, y):
     """The vector ``l'(z_i, y_i)``."""
     out = np.empty_like(z)
+    loss_derivatives_into(loss_code, z, y, out)
+    return out
+
+
+@njit(cache=True)
+def loss_derivatives_into(loss_code, z, y, out):
+    """``out_i = l'(z_i, y_i)`` in place, SIMD-vectorised for the logistic and squared losses.
+
+    One copy of the loop per loss (inlined by numba), with the loss code a constant, so LLVM folds
+    the loss dispatch (it does not hoist it out of the loop by itself, and the loop then stays
+    scalar).
+    """
+    if loss_code == logistic.CODE:
+        _loss_derivative_loop(logistic.CODE, z, y, out)
+    elif loss_code == squared.CODE:
+        _loss_derivative_loop(squared.CODE, z, y, out)
+    else:
+        _loss_derivative_loop(loss_code, z, y, out)
+
+
+@njit(inline="always")
+def _loss_derivative_loop(loss_code, z, y, out):
     for i in range(z.shape[0]):
         out[i] = loss_derivative(loss_code, z[i], y[i])
-    return out
