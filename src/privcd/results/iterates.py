@@ -9,7 +9,7 @@ objectives against :func:`privcd.tuning.run_chunk`'s).
 import numpy as np
 
 from privcd.fit import fit
-from privcd.privacy.reuse import CalibrationStore, reusing
+from privcd.privacy.reuse import CalibrationStore
 from privcd.tuning.grid import configuration_id
 from privcd.tuning.runner import fit_arguments
 from privcd.tuning.seeds import derive_seed
@@ -30,19 +30,18 @@ def final_iterates(problem, algorithm, configurations, *, base_seed, repetitions
     label = label or algorithm
     store = calibrations if calibrations is not None else CalibrationStore()
     ids, reps, ws, objectives = [], [], [], []
-    with reusing(store):
-        for configuration in configurations:
-            identity = configuration_id(configuration)
-            arguments = fit_arguments(configuration, problem.n_samples)
-            if checkpoints is not None:
-                arguments["checkpoints"] = checkpoints
-            for repetition in range(repetitions):
-                seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, "final")
-                run = fit(problem, algorithm, seed=seed, **arguments)
-                ids.append(identity)
-                reps.append(repetition)
-                ws.append(np.asarray(run.w, dtype=float))
-                objectives.append(run.objective)
+    for configuration in configurations:
+        identity = configuration_id(configuration)
+        arguments = fit_arguments(configuration, problem.n_samples)
+        if checkpoints is not None:
+            arguments["checkpoints"] = checkpoints
+        for repetition in range(repetitions):
+            seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, "final")
+            run = fit(problem, algorithm, seed=seed, calibrations=store, **arguments)
+            ids.append(identity)
+            reps.append(repetition)
+            ws.append(np.asarray(run.w, dtype=float))
+            objectives.append(run.objective)
     p = problem.n_features
     return {"configuration": np.array(ids, dtype=str), "repetition": np.array(reps, dtype=np.int64),
             "w": np.array(ws, dtype=float).reshape(len(ws), p), "objective": np.array(objectives, dtype=float)}
