@@ -13,6 +13,7 @@ import pandas as pd
 from privcd.fit import fit
 from privcd.privacy.reuse import CalibrationStore, reusing
 from privcd.results.table import RUN_TABLE_COLUMNS
+from privcd.results.utility import utility_columns
 from privcd.tuning.grid import canonical_json, configuration_id
 from privcd.tuning.privacy_values import resolve_delta
 from privcd.tuning.seeds import derive_seed
@@ -29,7 +30,8 @@ def fit_arguments(configuration, n_records):
 
 
 def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, stage="tune",
-              paper="", problem_name="", label=None, checkpoints=None, calibrations=None, progress=None):
+              paper="", problem_name="", label=None, checkpoints=None, calibrations=None, progress=None,
+              held_out=None):
     """Run every configuration ``repetitions`` times; return one row per run and checkpoint.
 
     Parameters
@@ -61,6 +63,9 @@ def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, sta
     progress : callable, optional
         Called with a line ``"<done>/<total> configurations ..."`` after the first configuration,
         then at most every :data:`PROGRESS_SECONDS`, and after the last.
+    held_out : dict, optional
+        ``"validation"`` / ``"test"`` -> ``(X, y)``: their utility at every checkpoint
+        (:func:`privcd.results.utility.utility_columns`).
 
     Returns
     -------
@@ -80,7 +85,7 @@ def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, sta
                 seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, stage)
                 run = fit(problem, algorithm, seed=seed, **arguments)
                 frames.append(_rows(run, configuration, identity, paper, problem_name, label, stage,
-                                    repetition))
+                                    repetition, utility_columns(problem.loss.name, run.snapshots, held_out)))
             now = time.perf_counter()
             if progress and (done in (1, len(configurations)) or now - last_report >= PROGRESS_SECONDS):
                 last_report = now
@@ -92,7 +97,7 @@ def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, sta
     return pd.concat(frames, ignore_index=True)[list(RUN_TABLE_COLUMNS)]
 
 
-def _rows(run, configuration, identity, paper, problem_name, label, stage, repetition):
+def _rows(run, configuration, identity, paper, problem_name, label, stage, repetition, utility):
     history = run.history
     rows = pd.DataFrame({
         "paper": paper, "problem": problem_name, "algorithm": label, "configuration": identity,
@@ -107,4 +112,6 @@ def _rows(run, configuration, identity, paper, problem_name, label, stage, repet
     for column in ("iteration", "passes", "seconds"):
         rows[column] = history[column].to_numpy()
     rows["metric_objective"] = history["objective"].to_numpy(dtype=float)
+    for column, values in utility.items():
+        rows[column] = values
     return rows
