@@ -98,3 +98,38 @@ def test_the_three_figures_build_and_name_the_missing_datasets(tmp_path):
         assert len(visible) == (4 if name == "objective" else 2)
         save(figure, tmp_path / f"{name}.pdf", tmp_path / f"{name}.png")
         assert (tmp_path / f"{name}.png").stat().st_size > 1000
+
+
+def sketch_frame():
+    """Four sketches on one problem, two runs: errors 10^-index (1 + repetition) at the last checkpoint."""
+    rows = []
+    entries = {"dp-cd": {}, "dp-skgd-tau-nice": {"sketch": "tau-nice", "tau": 4},
+               "dp-skgd-importance": {"sketch": "importance", "probabilities": "smoothness", "tau": 2},
+               "dp-skgd-full": {"sketch": "full"}}
+    for index, (entry, params) in enumerate(entries.items()):
+        for repetition in range(2):
+            for checkpoint in range(2):
+                rows.append({"paper": "dp-skgd", "problem": "square", "algorithm": entry, "configuration": entry,
+                             "stage": "final", "repetition": repetition, "checkpoint": checkpoint,
+                             "params": json.dumps({"passes": 5, "step": 0.5, "clip": 1.0, **params}),
+                             "param_passes": 5.0, "param_step": 0.5, "param_clip": 1.0,
+                             "metric_relative_error": 10.0 ** -index * (1 + repetition) if checkpoint else 1.0})
+    return pd.DataFrame(rows)
+
+
+def test_sketch_points_label_sketches_and_summarise_the_last_checkpoint(tmp_path):
+    from privcd.plotting.draw_utility import sketch_figure
+    from privcd.plotting.sketches import sketch_label, sketch_points, sketch_table
+    points = sketch_points(sketch_frame())
+    assert list(points["algorithm"]) == ["dp-skgd-full", "dp-skgd-importance", "dp-skgd-tau-nice", "dp-cd"]
+    full = points.iloc[0]
+    assert (full["sketch"], full["block"]) == ("full (all coordinates)", "p")
+    assert (full["mean"], full["min"], full["max"], full["runs"]) == pytest.approx((1.5e-3, 1e-3, 2e-3, 2))
+    assert points.loc[points["algorithm"] == "dp-cd", "sketch"].item() == "uniform (1 coordinate)"
+    assert points.loc[points["algorithm"] == "dp-skgd-importance", "block"].item() == "2"
+    table = sketch_table(points, titles={"square": "Sparse LASSO"})
+    assert set(table["problem"]) == {"Sparse LASSO"} and table["relative error"].iloc[-1] == "1.5 [1, 2]"
+    with pytest.raises(ValueError, match="'blocks'"):
+        sketch_label({"sketch": "blocks"})
+    save(sketch_figure(points), tmp_path / "s.pdf", tmp_path / "s.png")
+    assert (tmp_path / "s.png").stat().st_size > 1000

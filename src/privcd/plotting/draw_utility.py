@@ -107,3 +107,19 @@ def _colors(algorithms):
 def _finish(figure):
     figure.tight_layout(rect=(0, 0.04, 1, 1))
     return figure
+
+
+def sketch_figure(points, *, titles=None, title=None):
+    """dp-skgd: final relative error of every sketch (mean, min-max bar), one panel per problem, log x."""
+    figure, axes = _panels(list(dict.fromkeys(points["problem"])), titles, (), title)
+    for axis, (problem, rows) in zip(axes, points.groupby("problem", sort=False)):
+        rows = rows.iloc[::-1]  # best at the top
+        positions = np.arange(len(rows))
+        floor = 1e-10  # as privcd.plotting.draw.LOG_FLOOR: the optimum is certified to ~1e-9
+        mean, low, high = (rows[column].clip(lower=floor).to_numpy() for column in ("mean", "min", "max"))
+        axis.errorbar(mean, positions, xerr=[mean - low, high - mean], fmt="o", capsize=3)
+        axis.set_yticks(positions, [f"{sketch} [{entry}]" for sketch, entry in zip(rows["sketch"], rows["algorithm"])],
+                        fontsize="small")
+        axis.set_xscale("log")
+        axis.set_xlabel("relative error (F - F*) / F*")
+    return _finish(figure)
