@@ -15,6 +15,8 @@ include: "workflow/rules/optimum.smk"
 include: "workflow/rules/tune.smk"
 include: "workflow/rules/final.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/paper_dp_scd.smk"
+include: "workflow/rules/paper_dp_skgd.smk"
 
 
 rule all:

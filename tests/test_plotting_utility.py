@@ -133,3 +133,9 @@ def test_sketch_points_label_sketches_and_summarise_the_last_checkpoint(tmp_path
         sketch_label({"sketch": "blocks"})
     save(sketch_figure(points), tmp_path / "s.pdf", tmp_path / "s.png")
     assert (tmp_path / "s.png").stat().st_size > 1000
+
+
+def test_figure_two_falls_back_to_the_epsilons_that_ran():
+    from privcd.plotting.utility import figure_epsilons
+    assert figure_epsilons([0.1, 1.0], [0.1, 0.5, 1.0, 2.0, np.inf]) == [0.1, 1.0]
+    assert figure_epsilons([0.1, 1.0], [2.0, 0.5, np.inf]) == [0.5, 2.0]

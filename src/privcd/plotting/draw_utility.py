@@ -33,6 +33,7 @@ def tradeoff_figure(points, *, titles=None, names=None, missing=(), title=None):
                           marker="o", capsize=3, label=label, color=color)
         epsilons = sorted(value for value in rows["epsilon"].unique() if np.isfinite(value))
         axis.set_xscale("log")
+        axis.minorticks_off()  # only the epsilons of the grid are labelled
         axis.set_xticks(epsilons, [f"{value:g}" for value in epsilons])
         axis.set_xlabel("epsilon")
         axis.set_ylabel(METRIC_LABELS[rows["metric"].iloc[0]])

@@ -65,6 +65,13 @@ def batch_size_points(tuning, loss_by_problem, algorithm="dp-scd"):
     return pd.DataFrame(rows, columns=list(BATCH_COLUMNS))
 
 
+def figure_epsilons(requested, available):
+    """The finite epsilons of ``requested`` (Figure 2: 0.1 and 1) that ran, else every finite one that ran."""
+    available = sorted(value for value in set(available) if np.isfinite(value))
+    chosen = [value for value in requested if value in available]
+    return chosen or available
+
+
 def tradeoff_table(points, titles=None, names=None):
     """Figure 1's numbers: rows (problem, algorithm), one column per epsilon, cells ``median [min, max]``.
 
