@@ -23,7 +23,10 @@ pytestmark = [pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake is not ins
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     directory = tmp_path_factory.mktemp("smoke_dp_scd")
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    # the jobs import this checkout's privcd even when the environment's install points elsewhere
+    python_path = os.pathsep.join([str(ROOT / "src")] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "PYTHONPATH": python_path}
     result = subprocess.run([SNAKEMAKE, "--snakefile", str(ROOT / "Snakefile"), "--directory", str(directory),
                              "--configfile", str(ROOT / "config" / "smoke_dp_scd.yaml"), "--replace-workflow-config",
                              "--config", f"data_mirror={MIRROR}", "--cores", "2"],

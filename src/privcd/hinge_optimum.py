@@ -16,15 +16,12 @@ solvers of :mod:`privcd.optimum` do not apply; instead:
 1. liblinear's dual coordinate descent (``sklearn.svm.LinearSVC(loss="hinge", dual=True,
    fit_intercept=False, C=1/(lam n))``, the same minimiser since its objective is ``F / lam``)
    gives a starting ``w``.
-2. Active-set polish (KKT system): with margins ``m_i = y_i <x_i, w>``, the records with
-   ``m_i < 1 - tau`` get ``alpha_i = 1``, those with ``|m_i - 1| <= tau`` (on the margin, E) get
-   the ``alpha_E`` that put them exactly on it, ``y_E X_E w(alpha) = 1``, i.e.
-   ``(Y X_E X_E^T Y) alpha_E = lam n 1 - Y X_E X_L^T y_L``, solved by bounded least squares in
-   the box [0, 1] (scipy's BVLS: E is often rank deficient, e.g. adult has duplicate records, and
-   the least-norm solution then leaves the box); the rest get 0. Then ``w = w(alpha)``. At the optimum's own
-   partition this is the exact solution; a few rounds over a ladder of ``tau`` re-partition from
-   the new margins. The pair with the smallest gap is kept. At the optimum's partition this
-   certifies to rounding (phishing, lam = 1e-4: 4e-15), but liblinear often stops short of it.
+2. Active-set polish (KKT system, :func:`dual_point`): for each margin tolerance tau of a ladder,
+   the records with margin ``m_i = y_i <x_i, w> < 1 - tau`` get ``alpha_i = 1``, those with
+   ``m_i > 1 + tau`` get 0, and those on the margin (E) the ``alpha_E`` in [0, 1] that put them on
+   it, ``y_E X_E w(alpha) = 1``. At the optimum's partition this certifies to rounding (phishing,
+   lam = 1e-4: 4e-15), but liblinear often stops short of that partition. The pair
+   ``(w or w(alpha), alpha)`` with the smallest gap is kept.
 3. Dual coordinate descent (:func:`hinge_dual_cd`) from the polished dual point, certified by
    ``F(w(alpha)) - D(alpha)`` every :data:`EPOCHS_PER_CHECK` epochs until the requested precision.
 """
@@ -42,7 +39,6 @@ from privcd.kernels.linalg import add_scaled_row, row_dot
 
 ROUNDING = 16 * np.finfo(np.float64).eps   # allowance for rounding in F - D (as privcd.optimum)
 TAUS = np.logspace(-12, -2, 11)            # margin tolerances tried for the set E
-POLISH_ROUNDS = 5                           # re-partitions from the polished w
 LIBLINEAR_TOL = 1e-12
 LIBLINEAR_MAX_ITER = 100_000
 EPOCHS_PER_CHECK = 50                       # dual CD epochs between two certificates
@@ -59,15 +55,13 @@ def check_hinge_problem(problem):
 def solve_hinge(problem, tol, max_epochs):
     """``(w, F(w), gap, epochs)`` with ``gap <= tol |F(w)|``, or the best pair when ``max_epochs`` runs out.
 
-    liblinear's ``w``, polished (:func:`polish`), gives the first certificate and the starting dual
-    point (:func:`dual_point`); dual coordinate descent (:func:`hinge_dual_cd`) then continues from
+    liblinear's ``w`` and its polished dual points (:func:`polish`) give the first certificate and
+    the starting dual point; dual coordinate descent (:func:`hinge_dual_cd`) then continues from
     that point, certifying ``(w(alpha), alpha)`` every :data:`EPOCHS_PER_CHECK` epochs.
     """
     check_hinge_problem(problem)
     lam_n = problem.lam * problem.n_samples
-    w = _liblinear(problem)
-    alpha = min((dual_point(problem, w, tau) for tau in TAUS), key=lambda a: gap_of(problem, w, a))
-    gap, w = min(polish(problem, w) + [(gap_of(problem, w, alpha), w)], key=lambda pair: pair[0])
+    gap, w, alpha = min(polish(problem, _liblinear(problem)), key=lambda triple: triple[0])
     v = lam_n * primal_of(problem, alpha)
     rng = np.random.default_rng(0)
     epochs = 0
@@ -83,13 +77,14 @@ def solve_hinge(problem, tol, max_epochs):
 
 
 def polish(problem, w):
-    """``(gap, w(alpha))`` for the dual points of ``w``'s KKT partitions (module docstring, step 2)."""
-    pairs = []
+    """``(gap, w', alpha)`` for the dual point alpha of each KKT partition of ``w`` and ``w'`` either
+    ``w`` or ``w(alpha)`` (module docstring, step 2)."""
+    triples = []
     for tau in TAUS:
         alpha = dual_point(problem, w, tau)
-        candidate = primal_of(problem, alpha)
-        pairs.append((gap_of(problem, candidate, alpha), candidate))
-    return pairs
+        for candidate in (w, primal_of(problem, alpha)):
+            triples.append((gap_of(problem, candidate, alpha), candidate, alpha))
+    return triples
 
 
 @njit(cache=True)
