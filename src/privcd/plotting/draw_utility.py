@@ -78,11 +78,11 @@ def batch_size_figure(points, *, titles=None, missing=(), title=None):
     return _finish(figure)
 
 
-def _panels(keys, titles, missing, title):
+def _panels(keys, titles, missing, title, *, width=4.2, max_columns=3):
     """A figure with one axis per key (titled), a footnote naming the ``missing`` problems."""
-    columns = min(3, max(1, len(keys)))
+    columns = min(max_columns, max(1, len(keys)))
     rows = -(-len(keys) // columns) if keys else 1
-    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.4 * rows + 0.6), squeeze=False)
+    figure, axes = plt.subplots(rows, columns, figsize=(width * columns, 3.4 * rows + 0.6), squeeze=False)
     axes = list(axes.flat)
     for axis, key in zip(axes, keys):
         axis.set_title((titles or {}).get(key, key), fontsize="medium")
@@ -112,15 +112,14 @@ def _finish(figure):
 
 def sketch_figure(points, *, titles=None, title=None):
     """dp-skgd: final relative error of every sketch (mean, min-max bar), one panel per problem, log x."""
-    figure, axes = _panels(list(dict.fromkeys(points["problem"])), titles, (), title)
+    figure, axes = _panels(list(dict.fromkeys(points["problem"])), titles, (), title, width=7.5, max_columns=2)
     for axis, (problem, rows) in zip(axes, points.groupby("problem", sort=False)):
         rows = rows.iloc[::-1]  # best at the top
         positions = np.arange(len(rows))
         floor = 1e-10  # as privcd.plotting.draw.LOG_FLOOR: the optimum is certified to ~1e-9
         mean, low, high = (rows[column].clip(lower=floor).to_numpy() for column in ("mean", "min", "max"))
         axis.errorbar(mean, positions, xerr=[mean - low, high - mean], fmt="o", capsize=3)
-        axis.set_yticks(positions, [f"{sketch} [{entry}]" for sketch, entry in zip(rows["sketch"], rows["algorithm"])],
-                        fontsize="small")
+        axis.set_yticks(positions, list(rows["sketch"]), fontsize="small")
         axis.set_xscale("log")
         axis.set_xlabel("relative error (F - F*) / F*")
     return _finish(figure)
