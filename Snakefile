@@ -20,6 +20,8 @@ include: "workflow/rules/paper_figures.smk"
 include: "workflow/rules/paper_dp_gcd.smk"
 include: "workflow/rules/paper_dp_cd.smk"
 include: "workflow/rules/compare.smk"
+include: "workflow/rules/paper_dp_scd.smk"
+include: "workflow/rules/paper_dp_skgd.smk"
 
 
 rule all:

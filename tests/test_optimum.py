@@ -222,7 +222,8 @@ def test_duality_gap_of_any_point_is_a_bound():
 
 # -- every registered loss and penalty, every storage and Newton path ----------------------------
 
-# Losses solve_nonprivate deliberately does not handle; any other registered loss must work.
+# Losses without a second derivative: the Newton solvers refuse them; the hinge loss has its own
+# solver for the L2 penalty only (tests/test_hinge_optimum.py). Any other loss must work.
 UNSUPPORTED_LOSSES = {"hinge": "not twice differentiable"}
 
 
@@ -232,7 +233,7 @@ def test_every_loss_has_a_second_derivative(loss):
     if loss in UNSUPPORTED_LOSSES:
         assert np.isnan(loss_second_derivative(code, 0.0, 1.0))
         with pytest.raises(NotImplementedError, match=loss):
-            solve_nonprivate(make_problem(loss, "l2", 0.1))
+            solve_nonprivate(make_problem(loss, "l1", 0.1))
         return
     h = 1e-6
     for z in (-30.0, -2.0, -0.1, 0.0, 0.7, 5.0):

@@ -75,7 +75,7 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
         epsilon=calibration.epsilon, delta=calibration.delta, accountant=calibration.accountant,
         seconds=seconds, algorithm=module.NAME, seed=seed,
         settings={"passes": settings.passes, "step": settings.step, "clip": settings.clip, **options},
-        info={**plan.info, **(extra[0] if extra else {})},
+        info={**plan.info, **(extra[0] if extra else {})}, snapshots=snapshots,
     )
 
 

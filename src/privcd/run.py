@@ -30,6 +30,8 @@ class Run:
         ``passes``, ``step``, ``clip`` and the options used.
     info : dict
         Algorithm-specific facts (e.g. the privacy split of DP-CD-P).
+    snapshots : ndarray of shape (len(history), p) or None
+        The iterate at each checkpoint of ``history`` (held-out metrics are evaluated on them).
     """
 
     w: np.ndarray
@@ -43,6 +45,7 @@ class Run:
     seed: int
     settings: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
+    snapshots: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def objective(self):

@@ -71,4 +71,32 @@ def all_targets():
     for paper in EXPERIMENT.papers:
         targets += expand("figures/{paper}/convergence_{x}.{ext}", paper=paper, x=["passes", "seconds"], ext=["pdf", "png"])
         targets += expand("results/tables/{paper}/{table}_errors.{ext}", paper=paper, table=["final", "tuning"], ext=["md", "tex"])
-    return targets + paper_targets()  # the papers' own figures and tables: paper_common.smk
+    return targets + paper_targets() + paper_figure_targets()  # paper_common.smk; below
+
+
+# -- the papers' own figures and tables (workflow/rules/paper_dp_scd.smk, paper_dp_skgd.smk) -------
+
+DP_SCD, DP_SKGD = "dp-scd", "dp-skgd"
+
+
+def paper_losses(paper):
+    """Problem name -> loss name, for the utility metric of each problem (accuracy or MSE)."""
+    return {p.name: p.loss for p in EXPERIMENT.problems.values() if p.paper == paper}
+
+
+def missing_problems(paper):
+    """Configured problems that did not run, with their dataset: the figures' footnote."""
+    problems = config["papers"][paper]["problems"]
+    return [f"{name} ({problems[name]['dataset']})" for name in EXPERIMENT.missing_problems(paper)]
+
+
+def paper_figure_targets():
+    targets = []
+    if DP_SCD in EXPERIMENT.papers:
+        targets += expand("figures/{paper}/{figure}.{ext}", paper=DP_SCD,
+                          figure=["tradeoff", "objective", "batch_size"], ext=["pdf", "png"])
+        targets += expand("results/tables/{paper}/tradeoff.{ext}", paper=DP_SCD, ext=["md", "tex"])
+    if DP_SKGD in EXPERIMENT.papers:
+        targets += expand("figures/{paper}/sketches.{ext}", paper=DP_SKGD, ext=["pdf", "png"])
+        targets += expand("results/tables/{paper}/sketches.{ext}", paper=DP_SKGD, ext=["md", "tex"])
+    return targets

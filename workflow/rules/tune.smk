@@ -50,7 +50,7 @@ rule select:
     output:
         "results/select/{paper}/{problem}/{algorithm}.json",
     params:
-        by=lambda wildcards: study(wildcards).select_by,
+        study=study,
     conda:
         "../envs/privcd.yaml"
     log:

@@ -7,6 +7,7 @@ from privcd.privacy.reuse import CalibrationStore
 from privcd.results import write_parquet
 from privcd.results.datafiles import load_problem
 from privcd.results.joblog import log_to
+from privcd.results.utility import load_held_out
 from privcd.tuning import run_chunk
 
 log_to(snakemake.log[0])
@@ -18,5 +19,5 @@ frame = run_chunk(problem, study.algorithm, configurations, base_seed=snakemake.
                   repetitions=study.final_runs, stage="final", paper=study.problem.paper,
                   problem_name=study.problem.name, label=study.name, checkpoints=study.final_checkpoints,
                   calibrations=CalibrationStore.from_json(Path(snakemake.input.calibration).read_text()),
-                  progress=logging.info)
+                  progress=logging.info, held_out=load_held_out(snakemake.input.data))
 write_parquet(frame, snakemake.output[0])

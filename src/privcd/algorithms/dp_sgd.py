@@ -2,7 +2,9 @@
 
 As in dp-cd Appendix G.1 and dp-gcd Section 5: per-sample gradients clipped to L2 norm ``clip``,
 constant step size ``step / beta`` with beta the global smoothness constant of f, batch size 1 by
-default, and a proximal step for the penalty. The noise on the summed batch gradient has standard
+default, and a proximal step for the penalty. The hinge loss has no beta: its subgradient (0 at
+the kink) is clipped like a gradient and the step size is ``step`` itself, the learning rate eta
+of dp-scd's SGD baseline (dp-scd Section 2.2, tuned over 1e-8 .. 1e4 in Section 5). The noise on the summed batch gradient has standard
 deviation ``z * Delta`` with Delta the replace-one sensitivity of that sum for the sampling
 scheme, and z calibrated numerically for the sampled Gaussian mechanism composed over all steps
 (RDP for sampling without replacement: Wang, Balle and Kasiviswanathan 2019; PLD for Poisson
@@ -60,9 +62,9 @@ def plan(problem, settings, options):
         iterations_per_pass=per_pass,
         checkpoints=checkpoints_for(options, settings.passes, n_iterations),
         calibration=calibration,
-        kernel=dict(step=settings.step / problem.beta, clip=settings.clip, noise_std=noise_std,
+        kernel=dict(step=settings.step / _step_unit(problem), clip=settings.clip, noise_std=noise_std,
                     batch_size=batch_size, sampling=SAMPLING_CODES[sampling]),
-        info={"step_size": settings.step / problem.beta, "noise_std": noise_std, "sampling": sampling},
+        info={"step_size": settings.step / _step_unit(problem), "noise_std": noise_std, "sampling": sampling},
     )
 
 
@@ -74,6 +76,11 @@ def run(problem, plan, seed):
                   problem.penalty.code, problem.lam, k["step"], k["clip"], k["noise_std"],
                   k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, kernel_key(seed),
                   np.zeros(problem.n_features))
+
+
+def _step_unit(problem):
+    """beta for a smooth loss; 1 for a non-smooth one (hinge), whose step is the raw learning rate."""
+    return problem.beta if np.isfinite(problem.loss.curvature) else 1.0
 
 
 def _batch_size(problem, options):

@@ -12,8 +12,8 @@ def final_checkpoints(frame):
     return frame[frame["checkpoint"] == last].reset_index(drop=True)
 
 
-def select_best(frame, by=()):
-    """The configuration with the lowest mean final objective over its tuning runs.
+def select_best(frame, by=(), score=None):
+    """The configuration with the lowest mean final objective (or ``score``) over its tuning runs.
 
     As in the papers (dp-cd Appendix G.1, dp-gcd Section 5): for each paper, problem, algorithm
     (and each value of the parameters ``by``, e.g. ``("param_passes",)`` for dp-cd Table 2),
@@ -22,19 +22,26 @@ def select_best(frame, by=()):
     configuration with a diverged run is never preferred to one without. Ties go to the smallest
     configuration id, so the choice does not depend on row order.
 
+    ``score`` (one value per row of ``frame``, lower is better) replaces the objective as the
+    criterion, e.g. :func:`privcd.results.utility.selection_score` (dp-scd Section 5.1: the best
+    validation MSE or accuracy); NaN and inf count as ``+inf`` too.
+
     Returns
     -------
     pandas.DataFrame
         One row per group: the group columns, ``configuration``, ``params``, ``mean_objective``,
-        ``runs`` (tuning runs averaged) and ``candidates`` (configurations compared).
+        ``mean_score`` (the criterion: equal to ``mean_objective`` without ``score``), ``runs``
+        (tuning runs averaged) and ``candidates`` (configurations compared).
     """
     group = list(GROUP_COLUMNS) + list(by)
+    frame = frame.assign(_score=frame["metric_objective"] if score is None else np.asarray(score, dtype=float))
     last = final_checkpoints(frame)
-    objective = last["metric_objective"].astype(float)
-    last = last.assign(metric_objective=objective.where(np.isfinite(objective), np.inf))
-    summary = (last.groupby(group + ["configuration", "params"], sort=False)["metric_objective"]
-               .agg(mean_objective="mean", runs="size").reset_index())
-    summary = summary.sort_values(group + ["mean_objective", "configuration"], kind="stable")
+    finite = {column: last[column].astype(float) for column in ("metric_objective", "_score")}
+    last = last.assign(**{column: values.where(np.isfinite(values), np.inf) for column, values in finite.items()})
+    summary = (last.groupby(group + ["configuration", "params"], sort=False)
+               .agg(mean_objective=("metric_objective", "mean"), mean_score=("_score", "mean"),
+                    runs=("_score", "size")).reset_index())
+    summary = summary.sort_values(group + ["mean_score", "configuration"], kind="stable")
     candidates = summary.groupby(group, sort=False)["configuration"].transform("size")
     best = summary.assign(candidates=candidates).groupby(group, sort=False).head(1)
     return best.sort_values(group, kind="stable").reset_index(drop=True)

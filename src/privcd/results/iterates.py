@@ -8,11 +8,8 @@ objectives against :func:`privcd.tuning.run_chunk`'s).
 """
 import numpy as np
 
-from privcd.fit import fit
 from privcd.privacy.reuse import CalibrationStore
-from privcd.tuning.grid import configuration_id
-from privcd.tuning.runner import fit_arguments
-from privcd.tuning.seeds import derive_seed
+from privcd.tuning.runner import identified_runs
 
 
 def final_iterates(problem, algorithm, configurations, *, base_seed, repetitions, paper, problem_name,
@@ -27,21 +24,15 @@ def final_iterates(problem, algorithm, configurations, *, base_seed, repetitions
         ``configuration`` (ids, shape (r,)), ``repetition`` (r,), ``w`` (r, p), ``objective`` (r,):
         one row per run, configurations in the given order, repetitions ascending.
     """
-    label = label or algorithm
     store = calibrations if calibrations is not None else CalibrationStore()
     ids, reps, ws, objectives = [], [], [], []
-    for configuration in configurations:
-        identity = configuration_id(configuration)
-        arguments = fit_arguments(configuration, problem.n_samples)
-        if checkpoints is not None:
-            arguments["checkpoints"] = checkpoints
-        for repetition in range(repetitions):
-            seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, "final")
-            run = fit(problem, algorithm, seed=seed, calibrations=store, **arguments)
-            ids.append(identity)
-            reps.append(repetition)
-            ws.append(np.asarray(run.w, dtype=float))
-            objectives.append(run.objective)
+    for _, _, identity, repetition, run in identified_runs(
+            problem, algorithm, configurations, base_seed=base_seed, repetitions=repetitions, stage="final",
+            paper=paper, problem_name=problem_name, label=label, checkpoints=checkpoints, calibrations=store):
+        ids.append(identity)
+        reps.append(repetition)
+        ws.append(np.asarray(run.w, dtype=float))
+        objectives.append(run.objective)
     p = problem.n_features
     return {"configuration": np.array(ids, dtype=str), "repetition": np.array(reps, dtype=np.int64),
             "w": np.array(ws, dtype=float).reshape(len(ws), p), "objective": np.array(objectives, dtype=float)}

@@ -15,16 +15,19 @@ Privacy achieved (``privacy_`` prefix): ``privacy_epsilon``, ``privacy_delta``,
     ``privacy_noise_multiplier``.
 Position: ``iteration``, ``passes`` (iterations / iterations per pass), ``seconds``.
 Metrics (``metric_`` prefix): ``metric_objective`` (F at the checkpoint's iterate, from the one
-    evaluator :meth:`privcd.Problem.objective`) and, once the optimum is joined,
-    ``metric_relative_error`` = (F - F*) / F*.
+    evaluator :meth:`privcd.Problem.objective`); the held-out utility
+    ``metric_{validation,test}_{accuracy,mse}`` (:mod:`privcd.results.utility`, NaN where it does not
+    apply); once the optimum is joined, ``metric_relative_error`` = (F - F*) / F*.
 """
 KEY_COLUMNS = ("paper", "problem", "algorithm", "configuration", "stage", "repetition", "checkpoint")
 RUN_COLUMNS = ("seed", "params")
 PARAM_COLUMNS = ("param_epsilon", "param_passes", "param_step", "param_clip")
 PRIVACY_COLUMNS = ("privacy_epsilon", "privacy_delta", "privacy_noise_multiplier")
 POSITION_COLUMNS = ("iteration", "passes", "seconds")
+UTILITY_COLUMNS = tuple(f"metric_{part}_{metric}" for part in ("validation", "test")
+                        for metric in ("accuracy", "mse"))
 RUN_TABLE_COLUMNS = (KEY_COLUMNS + RUN_COLUMNS + PARAM_COLUMNS + PRIVACY_COLUMNS + POSITION_COLUMNS
-                     + ("metric_objective",))
+                     + ("metric_objective",) + UTILITY_COLUMNS)
 AGGREGATED_COLUMNS = RUN_TABLE_COLUMNS + ("f_star", "metric_relative_error")
 GROUP_COLUMNS = ("paper", "problem", "algorithm")
 

@@ -63,6 +63,7 @@ class Study:
     tune_runs: int
     final_runs: int
     select_by: tuple
+    select_metric: str  # "objective" or "validation" (privcd.results.utility.selection_score)
     chunk_size: int
     final_checkpoints: int | None
     grid_id: str  # hash of the grid with the privacy targets: in repr, so rules rerun when it changes
@@ -137,6 +138,13 @@ class Experiment:
     def select_by(self, paper):
         return tuple(self.config["papers"][paper]["select_by"])
 
+    def select_metric(self, paper):
+        return self.config["papers"][paper].get("select_metric", "objective")
+
+    def missing_problems(self, paper):
+        """Names of the paper's configured problems that were skipped (dataset not in the mirror)."""
+        return [name for name in self.config["papers"][paper]["problems"] if f"{paper}/{name}" not in self.problems]
+
     def tuning_table_by(self, paper):
         return tuple(self.config["papers"][paper]["tuning_table_by"])
 
@@ -186,12 +194,18 @@ class Experiment:
         if unknown:
             raise ValueError(f"{where}: {unknown} are not options of algorithm {module.NAME!r}; its "
                              f"options are {sorted(module.OPTIONS)}")
+        # an entry's own privacy (e.g. epsilon = inf: dp-scd's non-private SCD and SGD) overrides
+        privacy = entry.get("privacy", {})
+        epsilon = privacy.get("epsilon", list(problem.epsilon))
+        epsilon = [float(value) for value in (epsilon if isinstance(epsilon, (list, tuple)) else [epsilon])]
         # the cache key keeps the grid's key order, which sets the order of the product
-        grid_json = json.dumps({"epsilon": list(problem.epsilon), "delta": problem.delta, **grid})
+        grid_json = json.dumps({"epsilon": epsilon, "delta": privacy.get("delta", problem.delta), **grid})
         configurations = _configurations(grid_json)
         return Study(problem=problem, name=name, algorithm=module.NAME,
                      tune_runs=int(block["runs"]["tune"]), final_runs=int(block["runs"]["final"]),
-                     select_by=tuple(block["select_by"]), chunk_size=int(self.config["chunk_size"]),
+                     select_by=tuple(block["select_by"]),
+                     select_metric=block.get("select_metric", "objective"),
+                     chunk_size=int(self.config["chunk_size"]),
                      final_checkpoints=block.get("final_checkpoints"),
                      grid_id=hashlib.sha256(grid_json.encode()).hexdigest()[:12],
                      configurations=configurations)

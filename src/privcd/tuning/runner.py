@@ -15,6 +15,7 @@ import pandas as pd
 from privcd.fit import fit
 from privcd.privacy.reuse import CalibrationStore
 from privcd.results.table import RUN_TABLE_COLUMNS
+from privcd.results.utility import utility_columns
 from privcd.tuning.grid import canonical_json, configuration_id
 from privcd.tuning.privacy_values import resolve_delta
 from privcd.tuning.seeds import derive_seed
@@ -31,7 +32,8 @@ def fit_arguments(configuration, n_records):
 
 
 def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, stage="tune",
-              paper="", problem_name="", label=None, checkpoints=None, calibrations=None, progress=None):
+              paper="", problem_name="", label=None, checkpoints=None, calibrations=None, progress=None,
+              held_out=None):
     """Run every configuration ``repetitions`` times; return one row per run and checkpoint.
 
     Parameters
@@ -63,26 +65,28 @@ def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, sta
     progress : callable, optional
         Called with a line ``"<done>/<total> configurations ..."`` after the first configuration,
         then at most every :data:`PROGRESS_SECONDS`, and after the last.
+    held_out : dict, optional
+        ``"validation"`` / ``"test"`` -> ``(X, y)``: their utility at every checkpoint
+        (:func:`privcd.results.utility.utility_columns`).
 
     Returns
     -------
     pandas.DataFrame
         Columns :data:`privcd.results.RUN_TABLE_COLUMNS`.
     """
-    label = label or algorithm
     store = calibrations if calibrations is not None else CalibrationStore()
     runs, start, last_report = [], time.perf_counter(), -math.inf
-    for done, configuration in enumerate(configurations, start=1):
-        identity = configuration_id(configuration)
-        arguments = fit_arguments(configuration, problem.n_samples)
-        if checkpoints is not None:
-            arguments["checkpoints"] = checkpoints
-        for repetition in range(repetitions):
-            seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, stage)
-            run = fit(problem, algorithm, seed=seed, calibrations=store, **arguments)
-            runs.append(_columns(run, configuration, identity, paper, problem_name, label, stage, repetition))
+    runs_of = identified_runs(problem, algorithm, configurations, base_seed=base_seed, repetitions=repetitions,
+                              stage=stage, paper=paper, problem_name=problem_name, label=label,
+                              checkpoints=checkpoints, calibrations=store)
+    for done, configuration, identity, repetition, run in runs_of:
+        utility = utility_columns(problem.loss.name, run.snapshots, held_out)
+        runs.append(_columns(run, configuration, identity, paper, problem_name, label or algorithm, stage,
+                             repetition, utility))
         now = time.perf_counter()
-        if progress and (done in (1, len(configurations)) or now - last_report >= PROGRESS_SECONDS):
+        last_of_configuration = repetition == repetitions - 1
+        if progress and last_of_configuration and (done in (1, len(configurations))
+                                                   or now - last_report >= PROGRESS_SECONDS):
             last_report = now
             progress(f"{done}/{len(configurations)} configurations done ({done * repetitions} runs, "
                      f"{now - start:.1f} s, {store.computed} calibrations computed, {store.reused} reused)")
@@ -93,7 +97,28 @@ def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, sta
     return pd.DataFrame({name: _stack([columns[name] for columns in runs], lengths) for name in RUN_TABLE_COLUMNS})
 
 
-def _columns(run, configuration, identity, paper, problem_name, label, stage, repetition):
+def identified_runs(problem, algorithm, configurations, *, base_seed, repetitions, stage, paper, problem_name,
+                    label=None, checkpoints=None, calibrations=None):
+    """Run every configuration ``repetitions`` times, each run seeded by its identity; yield
+    ``(done, configuration, identity, repetition, run)``, ``done`` counting configurations from 1.
+
+    Arguments as :func:`run_chunk`. The one place that turns a configuration and a repetition into
+    a seeded :func:`privcd.fit` call, shared by the tuning and final runs and by
+    :func:`privcd.results.iterates.final_iterates`, which regenerates final runs' iterates.
+    """
+    label = label or algorithm
+    for done, configuration in enumerate(configurations, start=1):
+        identity = configuration_id(configuration)
+        arguments = fit_arguments(configuration, problem.n_samples)
+        if checkpoints is not None:
+            arguments["checkpoints"] = checkpoints
+        for repetition in range(repetitions):
+            seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, stage)
+            yield done, configuration, identity, repetition, fit(problem, algorithm, seed=seed,
+                                                                  calibrations=calibrations, **arguments)
+
+
+def _columns(run, configuration, identity, paper, problem_name, label, stage, repetition, utility):
     """The columns of one run's rows: a value per checkpoint (arrays) or one for the run (scalars)."""
     history = run.history
     return {
@@ -107,6 +132,7 @@ def _columns(run, configuration, identity, paper, problem_name, label, stage, re
         "privacy_noise_multiplier": float(run.noise_multiplier),
         "iteration": history["iteration"].to_numpy(), "passes": history["passes"].to_numpy(),
         "seconds": history["seconds"].to_numpy(), "metric_objective": history["objective"].to_numpy(dtype=float),
+        **utility,
     }
 
 
