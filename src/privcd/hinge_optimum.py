@@ -28,14 +28,13 @@ solvers of :mod:`privcd.optimum` do not apply; instead:
 import warnings
 
 import numpy as np
-from numba import njit
 import scipy.sparse as sp
 from scipy.optimize import lsq_linear
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from privcd.kernels.layout import row_arrays
-from privcd.kernels.linalg import add_scaled_row, row_dot
+from privcd.kernels.svm_dual_cd import hinge_dual_cd
 
 ROUNDING = 16 * np.finfo(np.float64).eps   # allowance for rounding in F - D (as privcd.optimum)
 TAUS = np.logspace(-12, -2, 11)            # margin tolerances tried for the set E
@@ -85,28 +84,6 @@ def polish(problem, w):
         for candidate in (w, primal_of(problem, alpha)):
             triples.append((gap_of(problem, candidate, alpha), candidate, alpha))
     return triples
-
-
-@njit(cache=True)
-def hinge_dual_cd(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, lam_n, alpha, v, epochs, rng):
-    """``epochs`` passes of exact dual coordinate ascent (Hsieh et al. 2008), in place.
-
-    Each pass visits the records in a fresh random order; record i moves ``alpha_i`` to the
-    maximiser of D along it, ``clip(alpha_i + (1 - y_i <x_i, v> / (lam n)) lam n / ||x_i||^2, 0, 1)``,
-    and keeps ``v = X^T (alpha * y)``.
-    """
-    n = y.shape[0]
-    for _ in range(epochs):
-        order = rng.permutation(n)
-        for k in range(n):
-            i = order[k]
-            if row_sq_norms[i] == 0.0:
-                continue
-            margin = y[i] * row_dot(is_sparse, Xc, data, indices, indptr, i, v) / lam_n
-            new = min(1.0, max(0.0, alpha[i] + (1.0 - margin) * lam_n / row_sq_norms[i]))
-            if new != alpha[i]:
-                add_scaled_row(is_sparse, Xc, data, indices, indptr, i, (new - alpha[i]) * y[i], v)
-                alpha[i] = new
 
 
 def hinge_gap(problem, w):
