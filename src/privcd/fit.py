@@ -2,7 +2,7 @@
 import math
 import time
 
-import pandas as pd
+import numpy as np
 
 from privcd.algorithms import get_algorithm
 from privcd.algorithms.base import Settings
@@ -63,15 +63,15 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
     seconds = time.perf_counter() - start
 
     iterations = plan.checkpoints
-    history = pd.DataFrame({
+    trace = {
         "iteration": iterations,
         "passes": iterations / plan.iterations_per_pass,
         "seconds": seconds * iterations / plan.n_iterations,
-        "objective": [problem.objective(snapshot) for snapshot in snapshots],
-    })
+        "objective": np.array([problem.objective(snapshot) for snapshot in snapshots]),
+    }
     calibration = plan.calibration
     return Run(
-        w=w, history=history, noise_multiplier=calibration.noise_multiplier,
+        w=w, trace=trace, noise_multiplier=calibration.noise_multiplier,
         epsilon=calibration.epsilon, delta=calibration.delta, accountant=calibration.accountant,
         seconds=seconds, algorithm=module.NAME, seed=seed,
         settings={"passes": settings.passes, "step": settings.step, "clip": settings.clip, **options},

@@ -120,18 +120,18 @@ def identified_runs(problem, algorithm, configurations, *, base_seed, repetition
 
 def _columns(run, configuration, identity, paper, problem_name, label, stage, repetition, utility):
     """The columns of one run's rows: a value per checkpoint (arrays) or one for the run (scalars)."""
-    history = run.history
+    trace = run.trace
     return {
         "paper": paper, "problem": problem_name, "algorithm": label, "configuration": identity,
-        "stage": stage, "repetition": repetition, "checkpoint": np.arange(len(history)),
+        "stage": stage, "repetition": repetition, "checkpoint": np.arange(len(trace["iteration"])),
         "seed": run.seed, "params": canonical_json(configuration),
         "param_epsilon": float(configuration["epsilon"]), "param_passes": float(configuration["passes"]),
         "param_step": float(configuration["step"]), "param_clip": float(configuration["clip"]),
         "privacy_epsilon": float(run.epsilon),
         "privacy_delta": float(run.delta) if run.delta is not None else 0.0,
         "privacy_noise_multiplier": float(run.noise_multiplier),
-        "iteration": history["iteration"].to_numpy(), "passes": history["passes"].to_numpy(),
-        "seconds": history["seconds"].to_numpy(), "metric_objective": history["objective"].to_numpy(dtype=float),
+        "iteration": trace["iteration"], "passes": trace["passes"],
+        "seconds": trace["seconds"], "metric_objective": trace["objective"],
         **utility,
     }
 

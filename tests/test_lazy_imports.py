@@ -1,5 +1,7 @@
-"""dp-accounting (0.8 s to import) is imported only when a calibration has to be searched: never
-by ``import privcd`` and a noise-free fit, never by a private fit whose calibration is stored."""
+"""Heavy imports wait until they are needed, so a warm process starts a fit in under a second
+(issue 2): dp-accounting (0.8 s) only when a calibration has to be searched -- never by ``import
+privcd`` and a noise-free fit, never by a private fit whose calibration is stored -- and pandas
+(0.3 s) only when a run's ``history`` is read."""
 import json
 import os
 import subprocess
@@ -30,6 +32,20 @@ for name in sorted(privcd.algorithms.ALGORITHMS):
 print(json.dumps(sorted(name for name in sys.modules if name.startswith("dp_accounting"))))
 """
     assert json.loads(run_fresh("import json\n" + code)) == []
+
+
+def test_pandas_is_imported_when_the_history_is_read_not_by_a_fit():
+    code = """
+run = privcd.fit(problem, "dp-cd", epsilon=float("inf"), passes=3, step=0.5, clip=float("inf"))
+before = "pandas" in sys.modules
+history = run.history
+print(json.dumps([before, type(history).__name__, list(history.columns), len(history),
+                  bool(history["objective"].iloc[-1] == run.objective)]))
+"""
+    before, kind, columns, rows, same_objective = json.loads(run_fresh("import json\n" + code))
+    assert before is False
+    assert (kind, columns, rows, same_objective) == ("DataFrame", ["iteration", "passes", "seconds", "objective"], 4,
+                                                     True)
 
 
 def test_private_fit_from_a_stored_calibration_does_not_import_dp_accounting():
