@@ -34,10 +34,10 @@ print(json.dumps(sorted(name for name in sys.modules if name.startswith("dp_acco
     assert json.loads(run_fresh("import json\n" + code)) == []
 
 
-def test_pandas_is_imported_when_the_history_is_read_not_by_a_fit():
+def test_a_dense_fit_imports_neither_pandas_nor_scipy_sparse_until_the_history_is_read():
     code = """
 run = privcd.fit(problem, "dp-cd", epsilon=float("inf"), passes=3, step=0.5, clip=float("inf"))
-before = "pandas" in sys.modules
+before = "pandas" in sys.modules or "scipy.sparse" in sys.modules
 history = run.history
 print(json.dumps([before, type(history).__name__, list(history.columns), len(history),
                   bool(history["objective"].iloc[-1] == run.objective)]))

@@ -7,7 +7,6 @@ with ``l`` a registered loss and ``psi`` a separable penalty times ``lam``.
 from functools import cached_property
 
 import numpy as np
-import scipy.sparse as sp
 
 from privcd.kernels.linalg import matvec_columns
 from privcd.kernels.layout import column_arrays, row_arrays
@@ -15,7 +14,7 @@ from privcd.kernels.spectral import column_sq_norms, row_sq_norms, top_gram_eige
 from privcd.kernels.evaluate import data_fit_value, loss_derivatives, penalty_sum
 from privcd.losses import get_loss
 from privcd.penalties import get_penalty
-from privcd.validation import check_labels, check_matrix, check_number
+from privcd.validation import check_labels, check_matrix, check_number, is_sparse_matrix
 
 
 class Problem:
@@ -41,7 +40,7 @@ class Problem:
         self.lam = check_number("lam", lam, low=0.0, low_open=False)
         self.X = check_matrix(X)
         self.y = check_labels(y, self.X.shape[0], self.loss.labels)
-        self.is_sparse = sp.issparse(self.X)
+        self.is_sparse = is_sparse_matrix(self.X)
 
     @property
     def n_samples(self):
