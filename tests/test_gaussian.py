@@ -7,7 +7,7 @@ from numba import njit
 
 from privcd.kernels.elementary import (
     log_positive, log_positive_numpy, sincos_turns, sincos_turns_numpy, sqrt)
-from privcd.kernels.gaussian import fill_standard_normal, standard_normal_numpy
+from privcd.kernels.gaussian import fill_standard_normal, fill_standard_normal_rows, standard_normal_numpy
 
 
 @njit(cache=True)
@@ -33,6 +33,25 @@ def _normals(key, position, sizes):
         position = fill_standard_normal(key, position, out[start:start + m])
         start += m
     return out, position
+
+
+@njit(cache=True)
+def _normal_rows(key, position, rows, m):
+    """A block of ``rows`` rows of m normals drawn at once, and the final position."""
+    out = np.empty((rows, m))
+    h = (m + 1) // 2
+    position = fill_standard_normal_rows(key, position, out, np.empty(rows * h), np.empty(rows * h))
+    return out, position
+
+
+@pytest.mark.parametrize("m", [1, 2, 7, 8, 501])
+@pytest.mark.parametrize("rows", [1, 3, 64])
+def test_a_block_of_rows_has_the_bits_of_one_fill_per_row(rows, m):
+    key, start = np.uint64(0x5DEECE66D), 977
+    block, end = _normal_rows(key, start, rows, m)
+    one_by_one, expected_end = _normals(key, start, np.full(rows, m))
+    assert end == expected_end
+    assert np.array_equal(block.ravel().view(np.int64), one_by_one.view(np.int64))
 
 
 def ulps(value, exact):

@@ -1,8 +1,8 @@
 """Plain numpy DP-SGD: one Python iteration per step, numpy vector operations inside.
 
 ``run(problem, plan, seed, draws=StreamDraws) -> w`` applies the update of
-:mod:`privcd.kernels.dp_sgd` for a plan of :mod:`privcd.algorithms.dp_sgd`, drawing in the kernel's
-order (the batch, then p normals, per step). With :class:`~benchmarks.numpy_reference.draws.StreamDraws`
+:mod:`privcd.kernels.dp_sgd` for a plan of :mod:`privcd.algorithms.dp_sgd`, drawing as the kernel
+does: the batches from stream 0, p normals a step from stream 1. With :class:`~benchmarks.numpy_reference.draws.StreamDraws`
 it replays the kernel's stream and follows its path (same batches, same noise), agreeing with it to
 the rounding of the gradient sums; with ``NumpyDraws`` it is what the benchmarks time.
 """
@@ -32,9 +32,9 @@ def poisson_batch(draws, n, log_keep):
 
 
 def run(problem, plan, seed, draws=StreamDraws):
-    """DP-SGD for ``plan`` from w = 0, random numbers from ``draws(seed)``; returns the final iterate."""
+    """DP-SGD for ``plan`` from w = 0, random numbers from ``draws(seed, stream)``; returns the final iterate."""
     k = plan.kernel
-    draws = draws(seed)
+    sampling, noise = draws(seed, 0), draws(seed, 1)
     X = problem.X.toarray() if problem.is_sparse else problem.X
     y = problem.y
     n, p = X.shape
@@ -45,9 +45,9 @@ def run(problem, plan, seed, draws=StreamDraws):
     log_keep = np.log1p(-b / n) if b < n else -np.inf
     for _ in range(plan.n_iterations):
         if k["sampling"] == SAMPLE_WITHOUT_REPLACEMENT:
-            batch = batch_without_replacement(draws, order, b)
+            batch = batch_without_replacement(sampling, order, b)
         else:
-            batch = poisson_batch(draws, n, log_keep)
+            batch = poisson_batch(sampling, n, log_keep)
         z = X[batch] @ w
         if problem.loss.name == "logistic":
             derivative = -y[batch] / (1.0 + np.exp(y[batch] * z))
@@ -56,7 +56,7 @@ def run(problem, plan, seed, draws=StreamDraws):
         per_sample = derivative[:, None] * X[batch]
         norms = np.linalg.norm(per_sample, axis=1)
         per_sample *= np.minimum(1.0, clip / np.maximum(norms, 1e-300))[:, None]
-        w = w - step / b * (per_sample.sum(axis=0) + k["noise_std"] * draws.normals(p))
+        w = w - step / b * (per_sample.sum(axis=0) + k["noise_std"] * noise.normals(p))
         if problem.penalty.name == "l1":
             w = np.sign(w) * np.maximum(np.abs(w) - threshold, 0.0)
         elif problem.penalty.name == "l2":

@@ -9,7 +9,8 @@ reference follows its kernel's path. :class:`NumpyDraws` takes them from numpy's
 the twins (SplitMix64 and Box-Muller written in vectorised numpy, there to replay bits) are 3-5x
 slower than numpy's C generator, and timing them would flatter the kernels.
 
-Both offer the three draws the references need, in the kernels' order: ``indices(spans)`` (one
+A kernel that reads two streams (DP-SGD: batches from stream 0, noise from stream 1) is replayed
+with one object per stream, ``draws(seed, stream)``. Both classes offer the three draws the references need, in the kernels' order: ``indices(spans)`` (one
 uniform integer below each span), ``log_uniform()`` (the log of one uniform in (0, 1]) and
 ``normals(m)``.
 """
@@ -22,10 +23,10 @@ from privcd.kernels.streams import bounded_indices_numpy, uniform_fine_numpy
 
 
 class StreamDraws:
-    """The kernel's own draws, from stream ``kernel_key(seed)`` at position 0."""
+    """The kernel's own draws, from stream ``kernel_key(seed, stream)`` at position 0."""
 
-    def __init__(self, seed):
-        self.key = kernel_key(seed)
+    def __init__(self, seed, stream=0):
+        self.key = kernel_key(seed, stream)
         self.position = 0
 
     def indices(self, spans):
@@ -43,10 +44,10 @@ class StreamDraws:
 
 
 class NumpyDraws:
-    """Draws from ``np.random.default_rng(seed)``: the same laws, not the kernel's numbers."""
+    """Draws from ``np.random.default_rng([seed, stream])``: the same laws, not the kernel's numbers."""
 
-    def __init__(self, seed):
-        self.rng = np.random.default_rng(seed)
+    def __init__(self, seed, stream=0):
+        self.rng = np.random.default_rng([seed, stream])
 
     def indices(self, spans):
         return self.rng.integers(0, spans)

@@ -87,20 +87,22 @@ def kernel_rng(seed):
     return np.random.default_rng(seed)
 
 
-def kernel_key(seed):
-    """The key (uint64) of a run's counter-based stream (:mod:`privcd.kernels.streams`).
+def kernel_key(seed, stream=0):
+    """The key (uint64) of a run's counter-based stream number ``stream`` (:mod:`privcd.kernels.streams`).
 
-    The first output of SplitMix64 seeded with ``seed`` (``bits(seed, 0)``, the usual way to turn
-    a small integer into a well-mixed 64-bit state, Steele, Lea and Flood 2014): distinct seeds
-    give distinct, unrelated 64-bit keys (the streams' overlap argument in
-    :mod:`privcd.kernels.streams` needs that), in a few microseconds (``np.random.SeedSequence``
-    alone takes 15-70 us here, and numba 50-100 us to unbox a ``Generator``). A kernel given the key
-    draws word i of the stream at counter i, with no generator object to unbox; numpy code
-    replays any draw with the ``_numpy`` twins of :mod:`privcd.kernels.streams` and
-    :mod:`privcd.kernels.gaussian`. A kernel running many configurations (one ``prange``
-    iteration each) gives each its own key, derived here from that configuration's seed.
+    Output number ``stream`` of SplitMix64 seeded with ``seed`` (``bits(seed, stream)``; stream 0,
+    the first output, is the usual way to turn a small integer into a well-mixed 64-bit state,
+    Steele, Lea and Flood 2014): distinct (seed, stream) pairs give distinct, unrelated 64-bit keys
+    (the streams' overlap argument in :mod:`privcd.kernels.streams` needs that), in a few
+    microseconds (``np.random.SeedSequence`` alone takes 15-70 us here, and numba 50-100 us to
+    unbox a ``Generator``). A kernel given the key draws word i of the stream at counter i, with
+    no generator object to unbox; numpy code replays any draw with the ``_numpy`` twins of
+    :mod:`privcd.kernels.streams` and :mod:`privcd.kernels.gaussian`. A kernel that draws two
+    kinds of numbers whose positions should not depend on each other (DP-SGD: batches and noise)
+    takes one stream for each. A kernel running many configurations (one ``prange`` iteration
+    each) gives each its own key, derived here from that configuration's seed.
     """
-    return np.uint64(random_bits(np.uint64(seed), 0))
+    return np.uint64(random_bits(np.uint64(seed), stream))
 
 
 def iterations_for(passes, iterations_per_pass):

@@ -69,13 +69,13 @@ def plan(problem, settings, options):
 
 
 def run(problem, plan, seed):
-    """Run the :func:`privcd.kernels.dp_sgd.dp_sgd` kernel from w = 0 on the stream :func:`kernel_key` ``(seed)``."""
+    """Run the :func:`privcd.kernels.dp_sgd.dp_sgd` kernel from w = 0 on the streams :func:`kernel_key` ``(seed, 0)`` (batches) and ``(seed, 1)`` (noise)."""
     k = plan.kernel
     check_span("n_samples", problem.n_samples)
     return dp_sgd(*row_arrays(problem), problem.y, problem.row_norms, problem.loss.code,
                   problem.penalty.code, problem.lam, k["step"], k["clip"], k["noise_std"],
-                  k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, kernel_key(seed),
-                  np.zeros(problem.n_features))
+                  k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, kernel_key(seed, 0),
+                  kernel_key(seed, 1), np.zeros(problem.n_features))
 
 
 def _step_unit(problem):

@@ -9,11 +9,16 @@ Sampling is exactly the one the privacy event describes:
 ``SAMPLE_WITHOUT_REPLACEMENT``: b distinct records uniformly at random (partial Fisher-Yates);
 ``SAMPLE_POISSON``: each record independently with probability b/n (geometric skips, O(b) a step).
 
-Random stream: the run's counter-based stream (key from
-:func:`privcd.algorithms.base.kernel_key`, :mod:`privcd.kernels.streams`), consumed in order from
-position 0. Per step: the batch (without replacement: ``bounded_index`` below ``n - k`` for k < b;
-Poisson: one uniform per geometric skip), then p standard normals in coordinate order
-(:func:`privcd.kernels.gaussian.fill_standard_normal`, one vectorised loop).
+Random streams (:mod:`privcd.kernels.streams`), both read from position 0: the batches from the
+run's stream 0 (without replacement: ``bounded_index`` below ``n - k`` for k < b; Poisson: one
+uniform per geometric skip), the noise from stream 1 (keys from
+:func:`privcd.algorithms.base.kernel_key`), p standard normals a step in coordinate order, step t's
+at position ``2 t ceil(p / 2)`` (:func:`privcd.kernels.gaussian.fill_standard_normal`). Neither
+stream's positions depend on the other's or on w, so the kernel draws both ahead for a block of
+steps (:func:`block_steps`): the normals in one vectorised loop
+(:func:`~privcd.kernels.gaussian.fill_standard_normal_rows`, the same bits as a draw per step),
+and, without replacement, the batches, whose records it loads into cache before the steps
+(:func:`touch_rows`). On 45,312 x 8 with b = 1 a step went from about 450-650 ns to 160-200 ns.
 """
 import math
 
@@ -22,29 +27,48 @@ from numba import njit
 
 from privcd.kernels.dispatch import loss_derivative, penalty_prox
 from privcd.kernels.elementary import log_positive
-from privcd.kernels.gaussian import fill_standard_normal
+from privcd.kernels.gaussian import fill_standard_normal_rows
 from privcd.kernels.linalg import add_scaled_row
 from privcd.kernels.rows import fast_row_dot
 from privcd.kernels.streams import bounded_index, uniform_fine
 
 SAMPLE_WITHOUT_REPLACEMENT = 0
 SAMPLE_POISSON = 1
+BLOCK_PAIRS = 512  # normal pairs drawn at a time (fill_standard_normal_rows)
+MAX_BLOCK_STEPS = 64
+BLOCK_RECORDS = 4096  # batch records drawn ahead at a time (sampling without replacement)
+CACHE_LINE_DOUBLES = 8
 
 
-@njit(cache=True)
-def add_clipped_gradient(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, clip, i, w,
-                         gradient):
-    """``gradient += clip(l'(<w, x_i>, y_i) x_i, clip)`` (clipping to L2 norm ``clip``)."""
-    derivative = loss_derivative(loss_code, fast_row_dot(is_sparse, Xc, data, indices, indptr, i, w), y[i])
-    norm = abs(derivative) * row_norms[i]
-    scale = derivative
+@njit(cache=True, inline="always")
+def clipped_derivative(loss_code, z, y_i, row_norm, clip):
+    """The scale s of ``clip(l'(z, y_i) x_i, clip) = s x_i`` (clipping to L2 norm ``clip``), for
+    ``z = <w, x_i>`` and ``row_norm = ||x_i||_2``."""
+    derivative = loss_derivative(loss_code, z, y_i)
+    norm = abs(derivative) * row_norm
     if norm > clip:
-        scale = derivative * (clip / norm)
-    if scale != 0.0:
+        return derivative * (clip / norm)
+    return derivative
+
+
+@njit(cache=True, inline="always")
+def sum_clipped_gradients(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batches, first,
+                          count, w, gradient):
+    """``gradient = sum_b clip(l'(<w, x_i>, y_i) x_i, clip)`` over the records ``i = batches[b]``,
+    ``first <= b < first + count``.
+
+    Inlined where called with a literal ``is_sparse``: a runtime flag leaves the sparse scatter in
+    the dense loop, and LLVM then reloads w and the gradient after every store (3-5x slower).
+    """
+    gradient[:] = 0.0
+    for b in range(first, first + count):
+        i = batches[b]
+        scale = clipped_derivative(loss_code, fast_row_dot(is_sparse, Xc, data, indices, indptr, i, w), y[i],
+                                   row_norms[i], clip)
         add_scaled_row(is_sparse, Xc, data, indices, indptr, i, scale, gradient)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_batch(sampling, batch_size, log_keep, order, batch, key, position):
     """Fill ``batch`` with the records of one step: ``(how many there are, next stream position)``.
 
@@ -78,8 +102,35 @@ def draw_batch(sampling, batch_size, log_keep, order, batch, key, position):
 
 
 @njit(cache=True)
+def block_steps(p, batch_size, sampling):
+    """Steps drawn ahead at a time: enough for :data:`BLOCK_PAIRS` normal pairs, at most
+    :data:`MAX_BLOCK_STEPS`, and (sampling without replacement) at most :data:`BLOCK_RECORDS` records."""
+    steps = min(MAX_BLOCK_STEPS, max(1, BLOCK_PAIRS // ((p + 1) // 2)))
+    if sampling == SAMPLE_WITHOUT_REPLACEMENT:
+        steps = min(steps, max(1, BLOCK_RECORDS // batch_size))
+    return steps
+
+
+@njit(cache=True, inline="always")
+def touch_rows(Xc, y, row_norms, rows):
+    """Load one entry per cache line of each of ``rows`` (dense X), and their labels and norms.
+
+    The loads are independent, so the processor overlaps their cache misses; the steps that follow
+    then find their records in cache instead of waiting for each one behind the previous step's
+    update. Returns a sum of the loaded values, which the caller keeps so the loads stay.
+    """
+    total = 0.0
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        total += y[i] + row_norms[i]
+        for j in range(0, Xc.shape[1], CACHE_LINE_DOUBLES):
+            total += Xc[i, j]
+    return total
+
+
+@njit(cache=True)
 def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, step,
-           clip, noise_std, batch_size, sampling, n_iterations, checkpoints, key, w0):
+           clip, noise_std, batch_size, sampling, n_iterations, checkpoints, sampling_key, noise_key, w0):
     """Run DP-SGD for ``n_iterations`` steps from ``w0``.
 
     Parameters
@@ -96,8 +147,9 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
         ``SAMPLE_WITHOUT_REPLACEMENT`` or ``SAMPLE_POISSON``.
     checkpoints : int64 ndarray, increasing
         Step counts at which to record the iterate (0 = before the first step).
-    key : uint64
-        The run's stream key (:func:`privcd.algorithms.base.kernel_key`); draws start at position 0.
+    sampling_key, noise_key : uint64
+        The run's two stream keys (:func:`privcd.algorithms.base.kernel_key` with streams 0 and 1);
+        both are read from position 0 (module docstring).
 
     Returns
     -------
@@ -108,26 +160,47 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
     p = w0.shape[0]
     w = w0.copy()
     gradient = np.zeros(p)
-    noise = np.empty(p)
     order = np.arange(n)
-    batch = np.empty(n if sampling == SAMPLE_POISSON else batch_size, dtype=np.int64)
+    steps = block_steps(p, batch_size, sampling)
+    noise = np.empty((steps, p))
+    cosines = np.empty(steps * ((p + 1) // 2))
+    sines = np.empty_like(cosines)
+    ahead = sampling == SAMPLE_WITHOUT_REPLACEMENT
+    batches = np.empty(steps * batch_size if ahead else n, dtype=np.int64)
+    kept = np.zeros(1)
     snapshots = np.empty((checkpoints.shape[0], p))
     log_keep = math.log1p(-batch_size / n) if batch_size < n else -math.inf
-    position = 0
+    scale = step / batch_size
+    sample_position = 0
+    noise_position = 0
     c = 0
-    for it in range(n_iterations):
-        while c < checkpoints.shape[0] and checkpoints[c] == it:
-            snapshots[c] = w
-            c += 1
-        gradient[:] = 0.0
-        count, position = draw_batch(sampling, batch_size, log_keep, order, batch, key, position)
-        for b in range(count):
-            add_clipped_gradient(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, clip,
-                                 batch[b], w, gradient)
-        position = fill_standard_normal(key, position, noise)
-        scale = step / batch_size
-        for j in range(p):
-            w[j] = penalty_prox(penalty_code, w[j] - scale * (gradient[j] + noise_std * noise[j]), step, lam)
+    for start in range(0, n_iterations, steps):
+        block = min(steps, n_iterations - start)
+        noise_position = fill_standard_normal_rows(noise_key, noise_position, noise[:block], cosines, sines)
+        if ahead:
+            for s in range(block):
+                sample_position = draw_batch(sampling, batch_size, log_keep, order,
+                                             batches[s * batch_size:(s + 1) * batch_size], sampling_key,
+                                             sample_position)[1]
+            if not is_sparse:
+                kept[0] += touch_rows(Xc, y, row_norms, batches[:block * batch_size])
+        for s in range(block):
+            while c < checkpoints.shape[0] and checkpoints[c] == start + s:
+                snapshots[c] = w
+                c += 1
+            first, count = s * batch_size, batch_size
+            if not ahead:
+                first = 0
+                count, sample_position = draw_batch(sampling, batch_size, log_keep, order, batches, sampling_key,
+                                                    sample_position)
+            if is_sparse:  # literal flags: each copy compiles without the other storage's branches
+                sum_clipped_gradients(True, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batches, first,
+                                      count, w, gradient)
+            else:
+                sum_clipped_gradients(False, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batches, first,
+                                      count, w, gradient)
+            for j in range(p):
+                w[j] = penalty_prox(penalty_code, w[j] - scale * (gradient[j] + noise_std * noise[s, j]), step, lam)
     while c < checkpoints.shape[0]:
         snapshots[c] = w
         c += 1

@@ -55,6 +55,30 @@ def fill_standard_normal(key, position, out):
     return position + 2 * h
 
 
+@njit(cache=True)
+def fill_standard_normal_rows(key, position, out, cosines, sines):
+    """Fill each row s of ``out`` (float64, 2-D, C order) as ``fill_standard_normal(key, position
+    + 2 s h, out[s])`` would (h = ceil(p / 2) pairs a row): the same bits, in one vectorised loop
+    over every pair of the block (the pairs of consecutive rows are consecutive in the stream),
+    then a copy into place. For short rows this is several times faster than a call per row, whose
+    single vector iteration waits on the latency of the log and the sine. ``cosines`` and
+    ``sines`` are scratch arrays of at least ``len(out) * h`` elements. Returns the next position.
+    """
+    rows, m = out.shape
+    h = (m + 1) // 2
+    pairs = rows * h
+    for q in range(pairs):
+        g1, g2 = box_muller(key, position + 2 * q)
+        cosines[q] = g1
+        sines[q] = g2
+    for s in range(rows):
+        for k in range(h):
+            out[s, k] = cosines[s * h + k]
+        for k in range(m - h):
+            out[s, h + k] = sines[s * h + k]
+    return position + 2 * pairs
+
+
 def standard_normal_numpy(key, position, m):
     """numpy twin of :func:`fill_standard_normal`: ``(m normals, next position)``, the same bits."""
     h = (m + 1) // 2
