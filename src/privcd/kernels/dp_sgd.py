@@ -31,6 +31,7 @@ from privcd.kernels.gaussian import fill_standard_normal_rows
 from privcd.kernels.linalg import add_scaled_row
 from privcd.kernels.rows import fast_row_dot
 from privcd.kernels.streams import bounded_index, uniform_fine
+from privcd.penalties import l1, l2
 
 SAMPLE_WITHOUT_REPLACEMENT = 0
 SAMPLE_POISSON = 1
@@ -66,6 +67,13 @@ def sum_clipped_gradients(is_sparse, Xc, data, indices, indptr, y, row_norms, lo
         scale = clipped_derivative(loss_code, fast_row_dot(is_sparse, Xc, data, indices, indptr, i, w), y[i],
                                    row_norms[i], clip)
         add_scaled_row(is_sparse, Xc, data, indices, indptr, i, scale, gradient)
+
+
+@njit(cache=True, inline="always")
+def noisy_proximal_step(penalty_code, lam, step, scale, noise_std, gradient, noise, s, w):
+    """``w <- prox_{step psi}(w - scale (gradient + noise_std noise[s]))``, coordinate by coordinate."""
+    for j in range(w.shape[0]):
+        w[j] = penalty_prox(penalty_code, w[j] - scale * (gradient[j] + noise_std * noise[s, j]), step, lam)
 
 
 @njit(cache=True, inline="always")
@@ -199,8 +207,12 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
             else:
                 sum_clipped_gradients(False, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batches, first,
                                       count, w, gradient)
-            for j in range(p):
-                w[j] = penalty_prox(penalty_code, w[j] - scale * (gradient[j] + noise_std * noise[s, j]), step, lam)
+            if penalty_code == l1.CODE:  # literal codes again: the soft thresholding then vectorises
+                noisy_proximal_step(l1.CODE, lam, step, scale, noise_std, gradient, noise, s, w)
+            elif penalty_code == l2.CODE:
+                noisy_proximal_step(l2.CODE, lam, step, scale, noise_std, gradient, noise, s, w)
+            else:
+                noisy_proximal_step(penalty_code, lam, step, scale, noise_std, gradient, noise, s, w)
     while c < checkpoints.shape[0]:
         snapshots[c] = w
         c += 1

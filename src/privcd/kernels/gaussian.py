@@ -65,6 +65,8 @@ def fill_standard_normal_rows(key, position, out, cosines, sines):
     ``sines`` are scratch arrays of at least ``len(out) * h`` elements. Returns the next position.
     """
     rows, m = out.shape
+    if rows == 1:  # long rows: no gain from the block, and the copy would cost a pass over memory
+        return fill_standard_normal(key, position, out[0])
     h = (m + 1) // 2
     pairs = rows * h
     for q in range(pairs):
