@@ -69,9 +69,18 @@ def paper_optima(wildcards):
 def all_targets():
     targets = ["results/data/notes.md"]
     for paper in EXPERIMENT.papers:
-        targets += expand("figures/{paper}/convergence_{x}.{ext}", paper=paper, x=["passes", "seconds"], ext=["pdf", "png"])
-        targets += expand("results/tables/{paper}/{table}_errors.{ext}", paper=paper, table=["final", "tuning"], ext=["md", "tex"])
-    return targets + paper_targets() + paper_figure_targets()  # paper_common.smk; below
+        targets += paper_outputs(paper)
+    if {"dp-cd", "dp-gcd"} & set(EXPERIMENT.papers):
+        targets.append("results/compare/papers.md")  # compare.smk
+    return targets
+
+
+def paper_outputs(paper):
+    """Every output of one paper: the generic convergence figures and tables, and the paper's own."""
+    targets = expand("figures/{paper}/convergence_{x}.{ext}", paper=paper, x=["passes", "seconds"], ext=["pdf", "png"])
+    targets += expand("results/tables/{paper}/{table}_errors.{ext}", paper=paper, table=["final", "tuning"],
+                      ext=["md", "tex"])
+    return targets + paper_targets(paper) + paper_figure_targets(paper)  # paper_common.smk; below
 
 
 # -- the papers' own figures and tables (workflow/rules/paper_dp_scd.smk, paper_dp_skgd.smk) -------
@@ -90,13 +99,12 @@ def missing_problems(paper):
     return [f"{name} ({problems[name]['dataset']})" for name in EXPERIMENT.missing_problems(paper)]
 
 
-def paper_figure_targets():
-    targets = []
-    if DP_SCD in EXPERIMENT.papers:
-        targets += expand("figures/{paper}/{figure}.{ext}", paper=DP_SCD,
-                          figure=["tradeoff", "objective", "batch_size"], ext=["pdf", "png"])
-        targets += expand("results/tables/{paper}/tradeoff.{ext}", paper=DP_SCD, ext=["md", "tex"])
-    if DP_SKGD in EXPERIMENT.papers:
-        targets += expand("figures/{paper}/sketches.{ext}", paper=DP_SKGD, ext=["pdf", "png"])
-        targets += expand("results/tables/{paper}/sketches.{ext}", paper=DP_SKGD, ext=["md", "tex"])
-    return targets
+def paper_figure_targets(paper):
+    if paper == DP_SCD:
+        return (expand("figures/{paper}/{figure}.{ext}", paper=DP_SCD, figure=["tradeoff", "objective", "batch_size"],
+                       ext=["pdf", "png"])
+                + expand("results/tables/{paper}/tradeoff.{ext}", paper=DP_SCD, ext=["md", "tex"]))
+    if paper == DP_SKGD:
+        return (expand("figures/{paper}/sketches.{ext}", paper=DP_SKGD, ext=["pdf", "png"])
+                + expand("results/tables/{paper}/sketches.{ext}", paper=DP_SKGD, ext=["md", "tex"]))
+    return []

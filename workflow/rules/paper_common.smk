@@ -1,25 +1,23 @@
 # Helpers of the papers' own rules (paper_figures.smk, paper_dp_gcd.smk, paper_dp_cd.smk,
-# compare.smk): which problems, studies and files each paper output needs, and paper_targets(),
-# the outputs the `all` rule asks for. The logic of the outputs lives in privcd.results and
-# privcd.plotting.
+# compare.smk): which problems, studies and files each paper output needs, and paper_targets(paper),
+# the outputs the `all` rule and the paper's target rule (targets.smk) ask for. The logic of the
+# outputs lives in privcd.results and privcd.plotting.
 from privcd.plotting.panels import figure_spec, paper_legend
 from privcd.plotting.paper_tables import privacy_label
 
 
-def paper_targets():
+def paper_targets(paper):
+    """The figures and tables of ``paper`` itself (its config ``figures``, dp-gcd's and dp-cd's tables)."""
     targets = []
-    for paper in EXPERIMENT.papers:
-        for name in config["papers"][paper].get("figures", {}):
-            targets += expand("figures/{paper}/{figure}.{ext}", paper=paper, figure=name, ext=["pdf", "png"])
-    if "dp-gcd" in EXPERIMENT.papers:
+    for name in config["papers"][paper].get("figures", {}):
+        targets += expand("figures/{paper}/{figure}.{ext}", paper=paper, figure=name, ext=["pdf", "png"])
+    if paper == "dp-gcd":
         targets += expand("figures/dp-gcd/figure_2.{ext}", ext=["pdf", "png"])
         targets += expand("results/tables/dp-gcd/table_{n}.{ext}", n=[1, 4], ext=["md", "tex"])
         if dp_gcd_support_keys():
             targets += expand("results/tables/dp-gcd/table_3.{ext}", ext=["md", "tex"])
-    if "dp-cd" in EXPERIMENT.papers:
+    if paper == "dp-cd":
         targets += expand("results/tables/dp-cd/table_{n}.{ext}", n=[2, 3], ext=["md", "tex"])
-    if {"dp-cd", "dp-gcd"} & set(EXPERIMENT.papers):
-        targets.append("results/compare/papers.md")
     return targets
 
 
