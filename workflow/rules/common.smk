@@ -80,7 +80,7 @@ def paper_outputs(paper):
     targets = expand("figures/{paper}/convergence_{x}.{ext}", paper=paper, x=["passes", "seconds"], ext=["pdf", "png"])
     targets += expand("results/tables/{paper}/{table}_errors.{ext}", paper=paper, table=["final", "tuning"],
                       ext=["md", "tex"])
-    return targets + paper_targets(paper) + paper_figure_targets(paper)  # paper_common.smk; below
+    return targets + paper_targets(paper)  # paper_common.smk
 
 
 # -- the papers' own figures and tables (workflow/rules/paper_dp_scd.smk, paper_dp_skgd.smk) -------
@@ -97,14 +97,3 @@ def missing_problems(paper):
     """Configured problems that did not run, with their dataset: the figures' footnote."""
     problems = config["papers"][paper]["problems"]
     return [f"{name} ({problems[name]['dataset']})" for name in EXPERIMENT.missing_problems(paper)]
-
-
-def paper_figure_targets(paper):
-    if paper == DP_SCD:
-        return (expand("figures/{paper}/{figure}.{ext}", paper=DP_SCD, figure=["tradeoff", "objective", "batch_size"],
-                       ext=["pdf", "png"])
-                + expand("results/tables/{paper}/tradeoff.{ext}", paper=DP_SCD, ext=["md", "tex"]))
-    if paper == DP_SKGD:
-        return (expand("figures/{paper}/sketches.{ext}", paper=DP_SKGD, ext=["pdf", "png"])
-                + expand("results/tables/{paper}/sketches.{ext}", paper=DP_SKGD, ext=["md", "tex"]))
-    return []

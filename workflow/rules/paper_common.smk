@@ -7,7 +7,8 @@ from privcd.plotting.paper_tables import privacy_label
 
 
 def paper_targets(paper):
-    """The figures and tables of ``paper`` itself (its config ``figures``, dp-gcd's and dp-cd's tables)."""
+    """The figures and tables of ``paper`` itself: its config's ``figures``, dp-gcd's and dp-cd's
+    tables, dp-scd's trade-off outputs and dp-skgd's sketch comparison."""
     targets = []
     for name in config["papers"][paper].get("figures", {}):
         targets += expand("figures/{paper}/{figure}.{ext}", paper=paper, figure=name, ext=["pdf", "png"])
@@ -18,6 +19,13 @@ def paper_targets(paper):
             targets += expand("results/tables/dp-gcd/table_3.{ext}", ext=["md", "tex"])
     if paper == "dp-cd":
         targets += expand("results/tables/dp-cd/table_{n}.{ext}", n=[2, 3], ext=["md", "tex"])
+    if paper == DP_SCD:
+        targets += expand("figures/{paper}/{figure}.{ext}", paper=DP_SCD, figure=["tradeoff", "objective", "batch_size"],
+                          ext=["pdf", "png"])
+        targets += expand("results/tables/{paper}/tradeoff.{ext}", paper=DP_SCD, ext=["md", "tex"])
+    if paper == DP_SKGD:
+        targets += expand("figures/{paper}/sketches.{ext}", paper=DP_SKGD, ext=["pdf", "png"])
+        targets += expand("results/tables/{paper}/sketches.{ext}", paper=DP_SKGD, ext=["md", "tex"])
     return targets
 
 

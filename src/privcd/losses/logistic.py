@@ -4,7 +4,7 @@ dp-cd Section 6 (footnote 5) and dp-gcd Section 5. ``d^2 l / dz^2 = s (1 - s) <=
 ``s = sigmoid(y z)``, so the curvature is 1/4.
 
 The derivative and second derivative, evaluated once per sample in the kernels' hot loops, use
-the branch-free :func:`privcd.kernels.vector_math.exp` (within 1 ulp of ``math.exp``) and
+the branch-free :func:`privcd.kernels.elementary.exp` (within 1 ulp of ``math.exp``) and
 selects instead of branches, and numba's ``error_model="numpy"`` (a plain division: the default
 "python" model guards every float division with a zero test and a jump, which alone stops
 vectorisation; here the denominator ``1 + e`` is at least 1), so the loops over samples that call
@@ -14,7 +14,7 @@ import math
 
 from numba import njit
 
-from privcd.kernels.vector_math import exp
+from privcd.kernels.elementary import exp
 from privcd.losses.base import LossSpec
 
 CODE = 0

@@ -1,4 +1,4 @@
-"""privcd.kernels.vector_math.exp: within 1 ulp of a correctly rounded exp over the whole float64
+"""privcd.kernels.elementary.exp: within 1 ulp of a correctly rounded exp over the whole float64
 range (mpmath at 50 digits as the reference), special values, and the loop it sits in vectorises."""
 import math
 
@@ -10,7 +10,7 @@ from numba import njit
 
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.linalg import _dense_lagged_clipped_sum
-from privcd.kernels.vector_math import exp
+from privcd.kernels.elementary import exp
 from privcd.losses import logistic
 
 
