@@ -50,7 +50,7 @@ def run(tmp_path_factory):
 
 def test_every_stage_writes_its_outputs(run):
     for path in ["results/data/log1/raw.npz", "results/data/notes.md", "results/optimum/tiny/log1.json",
-                 "results/calibrate/tiny/log1/dp-cd.json", "results/tune/tiny/log1/dp-cd/chunk_0000.parquet",
+                 "results/calibrate/tiny/log1.json", "results/tune/tiny/log1/dp-cd/chunk_0000.parquet",
                  "results/tune/tiny/log1/dp-cd/chunk_0001.parquet", "results/select/tiny/log1/dp-sgd.json",
                  "results/final/tiny/log1/dp-cd.parquet", "figures/tiny/convergence_passes.pdf",
                  "figures/tiny/convergence_seconds.png", "results/tables/tiny/final_errors.md",

@@ -35,6 +35,11 @@ def study(wildcards):
     return EXPERIMENT.study(wildcards.paper, wildcards.problem, wildcards.algorithm)
 
 
+def problem_studies(wildcards):
+    """Every study of the problem: its calibrate job covers their privacy settings together."""
+    return [s for s in EXPERIMENT.studies_of(wildcards.paper) if s.problem.name == wildcards.problem]
+
+
 def chunk_files(s):
     """The tuning chunks of study ``s``."""
     base = f"results/tune/{s.problem.paper}/{s.problem.name}/{s.name}"

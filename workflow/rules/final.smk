@@ -6,7 +6,7 @@
 rule final:
     input:
         data=data_file,
-        calibration="results/calibrate/{paper}/{problem}/{algorithm}.json",
+        calibration="results/calibrate/{paper}/{problem}.json",
         selection="results/select/{paper}/{problem}/{algorithm}.json",
     output:
         "results/final/{paper}/{problem}/{algorithm}.parquet",

@@ -39,7 +39,7 @@ rule solution_histograms:
 rule final_iterates:
     input:
         data=data_file,
-        calibration="results/calibrate/{paper}/{problem}/{algorithm}.json",
+        calibration="results/calibrate/{paper}/{problem}.json",
         selection="results/select/{paper}/{problem}/{algorithm}.json",
     output:
         "results/iterates/{paper}/{problem}/{algorithm}.npz",

@@ -1,19 +1,21 @@
 # Stages "calibrate", "tune" and "select": the noise multiplier of every distinct privacy
-# setting of a study (computed once, reused by every chunk and by the final runs), the grid in
-# chunks of many configurations per job, and the best configuration by mean final objective.
+# setting of a problem's studies (computed once, whichever algorithms share it -- DP-SGD, DP-SCD
+# and SEQDP-SCD calibrate the same subsampled Gaussian -- and reused by every chunk and by the
+# final runs), the grid in chunks of many configurations per job, and the best configuration by
+# mean final objective.
 
 
 rule calibrate:
     input:
         data=data_file,
     output:
-        "results/calibrate/{paper}/{problem}/{algorithm}.json",
+        "results/calibrate/{paper}/{problem}.json",
     params:
-        study=study,
+        studies=problem_studies,
     conda:
         "../envs/privcd.yaml"
     log:
-        "logs/calibrate/{paper}/{problem}/{algorithm}.log",
+        "logs/calibrate/{paper}/{problem}.log",
     threads: 1
     resources:
         mem_mb=2000,
@@ -25,7 +27,7 @@ rule calibrate:
 rule tune:
     input:
         data=data_file,
-        calibration="results/calibrate/{paper}/{problem}/{algorithm}.json",
+        calibration="results/calibrate/{paper}/{problem}.json",
     output:
         "results/tune/{paper}/{problem}/{algorithm}/chunk_{chunk}.parquet",
     params:
