@@ -13,12 +13,12 @@ Random streams (:mod:`privcd.kernels.streams`), both read from position 0: the b
 run's stream 0 (without replacement: ``bounded_index`` below ``n - k`` for k < b; Poisson: one
 uniform per geometric skip), the noise from stream 1 (keys from
 :func:`privcd.algorithms.base.kernel_key`), p standard normals a step in coordinate order, step t's
-at position ``2 t ceil(p / 2)`` (:func:`privcd.kernels.gaussian.fill_standard_normal`). Neither
-stream's positions depend on the other's or on w, so the kernel draws both ahead for a block of
-steps (:func:`block_steps`): the normals in one vectorised loop
-(:func:`~privcd.kernels.gaussian.fill_standard_normal_rows`, the same bits as a draw per step),
-and, without replacement, the batches, whose records it loads into cache before the steps
-(:func:`touch_rows`). On 45,312 x 8 with b = 1 a step went from about 450-650 ns to 160-200 ns.
+at position ``2 t ceil(p / 2)`` (:func:`privcd.kernels.gaussian.fill_standard_normal`). The noise
+positions do not depend on the batches or on w, so the kernel draws the normals of a block of
+steps (:func:`block_steps`) in one vectorised loop
+(:func:`~privcd.kernels.gaussian.fill_standard_normal_rows`, the same bits as a draw per step).
+On 45,312 x 8 with b = 1 a step went from about 450-650 ns to 140-165 ns. (Drawing the batches
+ahead too and loading their records into cache first was measured: no gain there.)
 """
 import math
 
@@ -37,8 +37,6 @@ SAMPLE_WITHOUT_REPLACEMENT = 0
 SAMPLE_POISSON = 1
 BLOCK_PAIRS = 512  # normal pairs drawn at a time (fill_standard_normal_rows)
 MAX_BLOCK_STEPS = 64
-BLOCK_RECORDS = 4096  # batch records drawn ahead at a time (sampling without replacement)
-CACHE_LINE_DOUBLES = 8
 
 
 @njit(cache=True, inline="always")
@@ -53,17 +51,16 @@ def clipped_derivative(loss_code, z, y_i, row_norm, clip):
 
 
 @njit(cache=True, inline="always")
-def sum_clipped_gradients(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batches, first,
-                          count, w, gradient):
-    """``gradient = sum_b clip(l'(<w, x_i>, y_i) x_i, clip)`` over the records ``i = batches[b]``,
-    ``first <= b < first + count``.
+def sum_clipped_gradients(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batch, count, w,
+                          gradient):
+    """``gradient = sum_{b < count} clip(l'(<w, x_i>, y_i) x_i, clip)`` over the records ``i = batch[b]``.
 
     Inlined where called with a literal ``is_sparse``: a runtime flag leaves the sparse scatter in
     the dense loop, and LLVM then reloads w and the gradient after every store (3-5x slower).
     """
     gradient[:] = 0.0
-    for b in range(first, first + count):
-        i = batches[b]
+    for b in range(count):
+        i = batch[b]
         scale = clipped_derivative(loss_code, fast_row_dot(is_sparse, Xc, data, indices, indptr, i, w), y[i],
                                    row_norms[i], clip)
         add_scaled_row(is_sparse, Xc, data, indices, indptr, i, scale, gradient)
@@ -110,30 +107,10 @@ def draw_batch(sampling, batch_size, log_keep, order, batch, key, position):
 
 
 @njit(cache=True)
-def block_steps(p, batch_size, sampling):
-    """Steps drawn ahead at a time: enough for :data:`BLOCK_PAIRS` normal pairs, at most
-    :data:`MAX_BLOCK_STEPS`, and (sampling without replacement) at most :data:`BLOCK_RECORDS` records."""
-    steps = min(MAX_BLOCK_STEPS, max(1, BLOCK_PAIRS // ((p + 1) // 2)))
-    if sampling == SAMPLE_WITHOUT_REPLACEMENT:
-        steps = min(steps, max(1, BLOCK_RECORDS // batch_size))
-    return steps
-
-
-@njit(cache=True, inline="always")
-def touch_rows(Xc, y, row_norms, rows):
-    """Load one entry per cache line of each of ``rows`` (dense X), and their labels and norms.
-
-    The loads are independent, so the processor overlaps their cache misses; the steps that follow
-    then find their records in cache instead of waiting for each one behind the previous step's
-    update. Returns a sum of the loaded values, which the caller keeps so the loads stay.
-    """
-    total = 0.0
-    for r in range(rows.shape[0]):
-        i = rows[r]
-        total += y[i] + row_norms[i]
-        for j in range(0, Xc.shape[1], CACHE_LINE_DOUBLES):
-            total += Xc[i, j]
-    return total
+def block_steps(p):
+    """Steps whose noise is drawn at a time: enough for :data:`BLOCK_PAIRS` normal pairs, at most
+    :data:`MAX_BLOCK_STEPS`."""
+    return min(MAX_BLOCK_STEPS, max(1, BLOCK_PAIRS // ((p + 1) // 2)))
 
 
 @njit(cache=True)
@@ -169,13 +146,11 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
     w = w0.copy()
     gradient = np.zeros(p)
     order = np.arange(n)
-    steps = block_steps(p, batch_size, sampling)
+    steps = block_steps(p)
     noise = np.empty((steps, p))
     cosines = np.empty(steps * ((p + 1) // 2))
     sines = np.empty_like(cosines)
-    ahead = sampling == SAMPLE_WITHOUT_REPLACEMENT
-    batches = np.empty(steps * batch_size if ahead else n, dtype=np.int64)
-    kept = np.zeros(1)
+    batch = np.empty(n if sampling == SAMPLE_POISSON else batch_size, dtype=np.int64)
     snapshots = np.empty((checkpoints.shape[0], p))
     log_keep = math.log1p(-batch_size / n) if batch_size < n else -math.inf
     scale = step / batch_size
@@ -185,28 +160,18 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
     for start in range(0, n_iterations, steps):
         block = min(steps, n_iterations - start)
         noise_position = fill_standard_normal_rows(noise_key, noise_position, noise[:block], cosines, sines)
-        if ahead:
-            for s in range(block):
-                sample_position = draw_batch(sampling, batch_size, log_keep, order,
-                                             batches[s * batch_size:(s + 1) * batch_size], sampling_key,
-                                             sample_position)[1]
-            if not is_sparse:
-                kept[0] += touch_rows(Xc, y, row_norms, batches[:block * batch_size])
         for s in range(block):
             while c < checkpoints.shape[0] and checkpoints[c] == start + s:
                 snapshots[c] = w
                 c += 1
-            first, count = s * batch_size, batch_size
-            if not ahead:
-                first = 0
-                count, sample_position = draw_batch(sampling, batch_size, log_keep, order, batches, sampling_key,
-                                                    sample_position)
+            count, sample_position = draw_batch(sampling, batch_size, log_keep, order, batch, sampling_key,
+                                                sample_position)
             if is_sparse:  # literal flags: each copy compiles without the other storage's branches
-                sum_clipped_gradients(True, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batches, first,
-                                      count, w, gradient)
+                sum_clipped_gradients(True, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batch, count,
+                                      w, gradient)
             else:
-                sum_clipped_gradients(False, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batches, first,
-                                      count, w, gradient)
+                sum_clipped_gradients(False, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batch, count,
+                                      w, gradient)
             if penalty_code == l1.CODE:  # literal codes again: the soft thresholding then vectorises
                 noisy_proximal_step(l1.CODE, lam, step, scale, noise_std, gradient, noise, s, w)
             elif penalty_code == l2.CODE:
