@@ -11,7 +11,7 @@ import pytest
 
 import privcd
 from privcd.results.table import UTILITY_COLUMNS
-from privcd.tuning import (Experiment, chunk, chunk_count, configuration_id, derive_seed, expand,
+from privcd.tuning import (Experiment, chunk, chunk_count, configuration_id, derive_seed, draws_identity, expand,
                            group_by_privacy, privacy_setting, resolve_delta, run_chunk)
 from conftest import make_problem
 
@@ -197,13 +197,14 @@ def test_unknown_algorithm_is_an_error_naming_it():
 
 # -- run_chunk -----------------------------------------------------------------------------------
 
-def test_run_chunk_numbers_do_not_depend_on_chunking_or_order_and_calibrate_once_per_setting():
+@pytest.mark.parametrize("algorithm", ["dp-cd", "dp-sgd"])  # one by one; in groups sharing draws
+def test_run_chunk_numbers_do_not_depend_on_chunking_or_order_and_calibrate_once_per_setting(algorithm):
     problem = make_problem("logistic", "l2", 0.01)
     configurations = expand({"epsilon": 1.0, "delta": "1/n^2", "passes": [1, 2], "step": [0.1, 1.0],
                              "clip": [0.5, 5.0]})
     kwargs = dict(base_seed=4, repetitions=2, paper="demo", problem_name="a")
-    whole = run_chunk(problem, "dp-cd", configurations, **kwargs)
-    parts = [run_chunk(problem, "dp-cd", configurations[index::3][::-1], **kwargs) for index in range(3)]
+    whole = run_chunk(problem, algorithm, configurations, **kwargs)
+    parts = [run_chunk(problem, algorithm, configurations[index::3][::-1], **kwargs) for index in range(3)]
     keys = ["configuration", "repetition", "checkpoint"]
     columns = [c for c in whole.columns if c != "seconds"]
     merged = pd.concat(parts).sort_values(keys).reset_index(drop=True)[columns]
@@ -214,7 +215,7 @@ def test_run_chunk_numbers_do_not_depend_on_chunking_or_order_and_calibrate_once
 
     from privcd.privacy.reuse import CalibrationStore
     store = CalibrationStore()
-    again = run_chunk(problem, "dp-cd", configurations, calibrations=store, **kwargs)
+    again = run_chunk(problem, algorithm, configurations, calibrations=store, **kwargs)
     assert store.computed == 2 and store.reused == 8 * 2 - 2  # one calibration per number of passes
     pd.testing.assert_frame_equal(again[columns], whole[columns])
 
@@ -224,13 +225,29 @@ def test_run_chunk_rows_are_the_runs_of_privcd_fit_with_the_derived_seed():
     configuration = {"epsilon": 2.0, "delta": "1/n^2", "passes": 3, "step": 0.5, "clip": 2.0}
     rows = run_chunk(problem, "dp-sgd", [configuration], base_seed=9, repetitions=1, stage="final",
                      paper="p", problem_name="q", label="my-sgd")
-    seed = derive_seed(9, "p/q", "my-sgd", configuration_id(configuration), 0, "final")
+    # DP-SGD's draws do not depend on step and clip (SHARED_DRAWS): they are not part of the seed
+    draws = {key: value for key, value in configuration.items() if key not in ("step", "clip")}
+    assert draws_identity("dp-sgd", configuration) == configuration_id(draws)
+    seed = derive_seed(9, "p/q", "my-sgd", configuration_id(draws), 0, "final")
     run = privcd.fit(problem, "dp-sgd", epsilon=2.0, delta=1 / problem.n_samples**2, passes=3, step=0.5,
                      clip=2.0, seed=seed)
     assert (rows["seed"] == seed).all() and (rows["algorithm"] == "my-sgd").all()
     np.testing.assert_array_equal(rows["metric_objective"], run.history["objective"])
     assert rows["privacy_noise_multiplier"].iloc[0] == run.noise_multiplier
     assert rows["privacy_delta"].iloc[0] == pytest.approx(1 / problem.n_samples**2, rel=1e-15)
+
+
+@pytest.mark.parametrize("algorithm,shared", [("dp-sgd", True), ("dp-cd", False)])
+def test_configurations_differing_in_step_and_clip_share_seeds_when_the_algorithm_says_so(algorithm, shared):
+    problem = make_problem("logistic", "l2", 0.01)
+    configurations = expand({"epsilon": 1.0, "delta": "1/n^2", "passes": [1, 2], "step": [0.1, 1.0],
+                             "clip": [0.5, 5.0]})
+    rows = run_chunk(problem, algorithm, configurations, base_seed=4, repetitions=2, paper="demo", problem_name="a")
+    runs = rows.drop_duplicates(["configuration", "repetition"])
+    assert runs["configuration"].nunique() == 8
+    seeds_per_passes = runs.groupby(["param_passes", "repetition"])["seed"].nunique()
+    assert (seeds_per_passes == (1 if shared else 4)).all()
+    assert runs["seed"].nunique() == (4 if shared else 16)  # passes and repetitions still separate
 
 
 def test_run_chunk_reports_progress_with_done_over_total():

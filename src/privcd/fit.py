@@ -44,24 +44,36 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
     -------
     Run
     """
-    if not isinstance(problem, Problem):
-        raise ValueError(f"problem must be a privcd.Problem; got {type(problem).__name__}")
-    module = get_algorithm(algorithm)
-    settings = _settings(epsilon, delta, passes, step, clip, calibrations)
+    module, settings, options, plan = prepare(problem, algorithm, epsilon=epsilon, delta=delta, passes=passes,
+                                              step=step, clip=clip, calibrations=calibrations, **options)
     seed = check_seed(seed)
-    unknown = sorted(set(options) - set(module.OPTIONS))
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown} for algorithm {algorithm!r}; "
-                         f"accepted options: {sorted(module.OPTIONS)}")
-    options = {**module.OPTIONS, **options}
-
-    plan = module.plan(problem, settings, options)
     start = time.perf_counter()
     # run returns (w, snapshots) or (w, snapshots, extra): extra is a dict of run-time facts
     # (e.g. DP-GCD's selected coordinates) merged into Run.info.
     w, snapshots, *extra = module.run(problem, plan, seed)
     seconds = time.perf_counter() - start
+    return assemble(problem, module, settings, options, plan, seed, w, snapshots, extra[0] if extra else {},
+                    seconds)
 
+
+def prepare(problem, algorithm, *, epsilon, delta=None, passes, step, clip, calibrations=None, **options):
+    """Validate the arguments of :func:`fit` (but the seed) and plan the run:
+    ``(module, settings, options, plan)``."""
+    if not isinstance(problem, Problem):
+        raise ValueError(f"problem must be a privcd.Problem; got {type(problem).__name__}")
+    module = get_algorithm(algorithm)
+    settings = _settings(epsilon, delta, passes, step, clip, calibrations)
+    unknown = sorted(set(options) - set(module.OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for algorithm {algorithm!r}; "
+                         f"accepted options: {sorted(module.OPTIONS)}")
+    options = {**module.OPTIONS, **options}
+    return module, settings, options, module.plan(problem, settings, options)
+
+
+def assemble(problem, module, settings, options, plan, seed, w, snapshots, extra, seconds):
+    """The :class:`Run` of a finished kernel call: the objective at every checkpoint, the privacy
+    facts of the plan, ``seconds`` prorated over the checkpoints."""
     iterations = plan.checkpoints
     trace = {
         "iteration": iterations,
@@ -75,7 +87,7 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
         epsilon=calibration.epsilon, delta=calibration.delta, accountant=calibration.accountant,
         seconds=seconds, algorithm=module.NAME, seed=seed,
         settings={"passes": settings.passes, "step": settings.step, "clip": settings.clip, **options},
-        info={**plan.info, **(extra[0] if extra else {})}, snapshots=snapshots,
+        info={**plan.info, **extra}, snapshots=snapshots,
     )
 
 

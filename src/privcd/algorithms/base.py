@@ -15,6 +15,17 @@ An algorithm module defines
     calls the numba kernel with the stream key :func:`kernel_key` ``(seed)`` (or the generator
     :func:`kernel_rng` ``(seed)``): the final iterate and the iterate at each checkpoint.
 
+and may define, to make runs that share their random draws in one kernel call
+(:func:`privcd.fit_many`):
+
+``SHARED_DRAWS`` : tuple of str
+    the hyperparameters its random draws do not depend on (the tuning runner derives seeds
+    without them, so that runs differing only in those share draws);
+``batch_key(plan)`` -> hashable
+    what runs of one seed must also share to share their draws (e.g. the number of iterations);
+``run_many(problem, plans, seed)`` -> list of ``(w, snapshots)``
+    ``[run(problem, plan, seed) for plan in plans]``, the same bits, in one pass over the draws.
+
 :func:`privcd.fit` does the rest (checks, timing, evaluation of the objective at checkpoints).
 """
 from dataclasses import dataclass, field

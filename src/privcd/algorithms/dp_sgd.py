@@ -21,12 +21,16 @@ sampling : {"without-replacement", "poisson"} or None
     (RDP: without replacement; PLD: Poisson).
 checkpoints : int or None
     Number of evenly spaced checkpoints in the history (default: one per pass).
+
+Runs that differ only in ``step`` and ``clip`` (``SHARED_DRAWS``) draw the same batches and normals
+for the same seed; :func:`run_many` makes them in one call of
+:func:`~privcd.kernels.dp_sgd.dp_sgd_many` (:func:`privcd.fit_many`).
 """
 import numpy as np
 
 from privcd import privacy
 from privcd.algorithms.base import Plan, checkpoints_for, iterations_for, kernel_key
-from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd
+from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd, dp_sgd_many
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.streams import check_span
 from privcd.validation import check_choice, check_positive_int
@@ -35,6 +39,8 @@ NAME = "dp-sgd"
 OPTIONS = {"batch_size": 1, "accountant": "rdp", "sampling": None, "checkpoints": None}
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
 DEFAULT_SAMPLING = {"rdp": "without-replacement", "pld": "poisson"}
+SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
+MAX_GROUP_BYTES = 2**28  # iterates and snapshots of the runs of one dp_sgd_many call
 
 
 def iterations_per_pass(problem, options):
@@ -76,6 +82,33 @@ def run(problem, plan, seed):
                   problem.penalty.code, problem.lam, k["step"], k["clip"], k["noise_std"],
                   k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, kernel_key(seed, 0),
                   kernel_key(seed, 1), np.zeros(problem.n_features))
+
+
+def batch_key(plan):
+    """What runs of one seed must share to share their draws: steps, checkpoints, batch size, sampling."""
+    k = plan.kernel
+    return plan.n_iterations, plan.checkpoints.tobytes(), k["batch_size"], k["sampling"]
+
+
+def run_many(problem, plans, seed):
+    """``[run(problem, plan, seed) for plan in plans]`` for plans with one :func:`batch_key`, the
+    same bits, from :func:`privcd.kernels.dp_sgd.dp_sgd_many` calls of at most
+    :data:`MAX_GROUP_BYTES` of iterates and snapshots each."""
+    check_span("n_samples", problem.n_samples)
+    first = plans[0]
+    k = first.kernel
+    per_run = 8 * problem.n_features * (len(first.checkpoints) + 2)
+    size = max(1, MAX_GROUP_BYTES // per_run)
+    outputs = []
+    for start in range(0, len(plans), size):
+        part = [plan.kernel for plan in plans[start:start + size]]
+        W, snapshots = dp_sgd_many(
+            *row_arrays(problem), problem.y, problem.row_norms, problem.loss.code, problem.penalty.code,
+            problem.lam, np.array([kernel["step"] for kernel in part]), np.array([kernel["clip"] for kernel in part]),
+            np.array([kernel["noise_std"] for kernel in part]), k["batch_size"], k["sampling"], first.n_iterations,
+            first.checkpoints, kernel_key(seed, 0), kernel_key(seed, 1), np.zeros((len(part), problem.n_features)))
+        outputs.extend(zip(W, snapshots))
+    return outputs
 
 
 def _step_unit(problem):

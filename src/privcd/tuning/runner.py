@@ -1,10 +1,12 @@
 """``run_chunk``: many configurations of one algorithm on one problem, as tidy result rows.
 
-Today a loop over :func:`privcd.fit` in which every distinct privacy setting is calibrated once
-(a :class:`~privcd.privacy.reuse.CalibrationStore` passed to every fit); a batched numba kernel
-over configurations can replace the loop without changing this interface or any number, because
-every run's seed comes from its identity (:func:`privcd.tuning.seeds.derive_seed`), not from its
-position in the chunk.
+The runs go through :func:`privcd.fit_many`, with every distinct privacy setting calibrated once
+(a :class:`~privcd.privacy.reuse.CalibrationStore` shared by all runs). A run's seed comes from
+its identity (:func:`privcd.tuning.seeds.derive_seed`), not from its position in the chunk, so any
+chunking gives the same numbers; the identity leaves out the hyperparameters the algorithm's
+draws do not depend on (``SHARED_DRAWS``: DP-SGD's step and clip), so the runs of one repetition
+that differ only in those share their draws -- common random numbers, which make their comparison
+less noisy -- and :func:`privcd.fit_many` makes them in one kernel call.
 """
 import math
 import time
@@ -12,13 +14,13 @@ import time
 import numpy as np
 import pandas as pd
 
-from privcd.fit import fit
+from privcd.fit_many import fit_many
 from privcd.privacy.reuse import CalibrationStore
 from privcd.results.table import RUN_TABLE_COLUMNS
 from privcd.results.utility import utility_columns
 from privcd.tuning.grid import canonical_json, configuration_id
 from privcd.tuning.privacy_values import resolve_delta
-from privcd.tuning.seeds import derive_seed
+from privcd.tuning.seeds import derive_seed, draws_identity
 
 PROGRESS_SECONDS = 30.0  # at most one progress line per this many seconds (plus the first and last)
 
@@ -99,23 +101,29 @@ def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, sta
 
 def identified_runs(problem, algorithm, configurations, *, base_seed, repetitions, stage, paper, problem_name,
                     label=None, checkpoints=None, calibrations=None):
-    """Run every configuration ``repetitions`` times, each run seeded by its identity; yield
-    ``(done, configuration, identity, repetition, run)``, ``done`` counting configurations from 1.
+    """Run every configuration ``repetitions`` times, each run seeded by its identity without the
+    algorithm's ``SHARED_DRAWS``; yield ``(done, configuration, identity, repetition, run)``,
+    ``done`` counting configurations from 1.
 
     Arguments as :func:`run_chunk`. The one place that turns a configuration and a repetition into
-    a seeded :func:`privcd.fit` call, shared by the tuning and final runs and by
+    a seeded run (:func:`privcd.fit_many`), shared by the tuning and final runs and by
     :func:`privcd.results.iterates.final_iterates`, which regenerates final runs' iterates.
     """
     label = label or algorithm
+    identified, arguments_of_runs = [], []
     for done, configuration in enumerate(configurations, start=1):
         identity = configuration_id(configuration)
+        draws = draws_identity(algorithm, configuration)
         arguments = fit_arguments(configuration, problem.n_samples)
         if checkpoints is not None:
             arguments["checkpoints"] = checkpoints
         for repetition in range(repetitions):
-            seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, identity, repetition, stage)
-            yield done, configuration, identity, repetition, fit(problem, algorithm, seed=seed,
-                                                                  calibrations=calibrations, **arguments)
+            seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, draws, repetition, stage)
+            identified.append((done, configuration, identity, repetition))
+            arguments_of_runs.append({**arguments, "seed": seed})
+    runs = fit_many(problem, algorithm, arguments_of_runs, calibrations=calibrations)
+    for (done, configuration, identity, repetition), run in zip(identified, runs):
+        yield done, configuration, identity, repetition, run
 
 
 def _columns(run, configuration, identity, paper, problem_name, label, stage, repetition, utility):

@@ -3,11 +3,17 @@
 benchopt's ``get_seed`` convention: the seed of a run is a hash of what the run *is* (base seed,
 problem, algorithm, configuration, stage, repetition), so splitting a grid into other chunks,
 running it on other machines or re-running a subset reproduces every number bit for bit.
+
+The configuration part of the identity leaves out the hyperparameters the algorithm's random
+draws do not depend on (its ``SHARED_DRAWS``, :func:`draws_identity`): runs that differ only in
+those share their draws (common random numbers) and run in one kernel call
+(:func:`privcd.fit_many`).
 """
 import hashlib
 import numbers
 
-from privcd.tuning.grid import canonical_json
+from privcd.algorithms import get_algorithm
+from privcd.tuning.grid import canonical_json, configuration_id
 
 SEED_BOUND = 2**32  # numba's np.random.seed accepts [0, 2**32)
 STAGES = ("tune", "final")
@@ -40,3 +46,11 @@ def derive_seed(base_seed, problem, algorithm, configuration_id, repetition, sta
     identity = canonical_json([int(base_seed), str(problem), str(algorithm), str(configuration_id),
                                stage, int(repetition)])
     return int.from_bytes(hashlib.sha256(identity.encode()).digest()[:4], "big") % SEED_BOUND
+
+
+def draws_identity(algorithm, configuration):
+    """:func:`~privcd.tuning.grid.configuration_id` of ``configuration`` without the hyperparameters
+    in the ``SHARED_DRAWS`` of ``algorithm``'s module (DP-SGD: step and clip): the configuration
+    part of a run's seed identity."""
+    shared = getattr(get_algorithm(algorithm), "SHARED_DRAWS", ())
+    return configuration_id({key: value for key, value in configuration.items() if key not in shared})

@@ -1,0 +1,69 @@
+"""``privcd.fit_many``: many runs of one algorithm on one problem, those that share their random
+draws made in one kernel call.
+
+A run's random draws depend on its seed and on the shape of its run (DP-SGD: batch size, sampling,
+number of steps), never on the hyperparameters an algorithm lists in ``SHARED_DRAWS`` (DP-SGD: the
+step size and the clipping norm, :mod:`privcd.algorithms.dp_sgd`). Runs with the same seed and the
+same ``batch_key`` of their plans therefore draw the same batches and the same standard normals,
+and an algorithm that offers ``run_many`` makes them in lockstep, drawing once for all of them
+(:func:`privcd.kernels.dp_sgd.dp_sgd_many`). Every run still gets exactly the numbers it would get
+alone: its privacy guarantee is that of its own calibration, whatever else shares its draws.
+"""
+import time
+
+from privcd.fit import assemble, prepare
+from privcd.validation import check_seed
+
+
+def fit_many(problem, algorithm, runs, *, calibrations=None):
+    """Yield the :class:`~privcd.run.Run` of every entry of ``runs``, in order.
+
+    Parameters
+    ----------
+    problem : privcd.Problem
+    algorithm : str
+    runs : iterable of dict
+        Keyword arguments of :func:`privcd.fit` (``seed`` included) for each run.
+    calibrations : privcd.privacy.CalibrationStore, optional
+        As in :func:`privcd.fit`, shared by all runs.
+
+    Yields
+    ------
+    Run
+        Bit for bit the run ``privcd.fit(problem, algorithm, **run)`` returns, but for ``seconds``:
+        a run made in a group gets the group's kernel time divided by its size. Every run is
+        planned (and calibrated) first; a group runs when its first run is due, so results come
+        as they are made.
+    """
+    planned = []
+    for arguments in runs:
+        arguments = dict(arguments)
+        seed = check_seed(arguments.pop("seed", 0))
+        planned.append((seed, *prepare(problem, algorithm, calibrations=calibrations, **arguments)))
+    groups = {}
+    for index, (seed, module, _, _, plan) in enumerate(planned):
+        key = (seed, module.batch_key(plan)) if hasattr(module, "run_many") else ("alone", index)
+        groups.setdefault(key, []).append(index)
+    group_of = {index: members for members in groups.values() for index in members}
+    finished = {}
+    for index in range(len(planned)):
+        if index not in finished:
+            finished.update(_run_group(problem, planned, group_of[index]))
+        yield finished.pop(index)
+
+
+def _run_group(problem, planned, members):
+    """``{index: Run}`` for the runs ``members`` of ``planned``, which share seed and draws."""
+    seed, module = planned[members[0]][:2]
+    start = time.perf_counter()
+    if len(members) == 1:
+        outputs = [module.run(problem, planned[members[0]][4], seed)]
+    else:
+        outputs = module.run_many(problem, [planned[index][4] for index in members], seed)
+    seconds = (time.perf_counter() - start) / len(members)
+    runs = {}
+    for index, (w, snapshots, *extra) in zip(members, outputs):
+        _, module, settings, options, plan = planned[index]
+        runs[index] = assemble(problem, module, settings, options, plan, seed, w, snapshots,
+                               extra[0] if extra else {}, seconds)
+    return runs

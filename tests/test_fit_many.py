@@ -1,0 +1,102 @@
+"""privcd.fit_many: runs that share their draws, made in one kernel call, are the runs of privcd.fit."""
+import numba
+import numpy as np
+import pytest
+
+import privcd
+from privcd.algorithms import ALGORITHM_MODULES, dp_sgd
+from privcd.algorithms.base import kernel_key
+from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, dp_sgd_many
+from privcd.kernels.layout import row_arrays
+from privcd.privacy.reuse import CalibrationStore
+from conftest import make_problem
+
+INF = float("inf")
+RUN_FIELDS = ("noise_multiplier", "epsilon", "delta", "accountant", "algorithm", "seed", "settings", "info")
+
+
+def assert_same_run(batched, alone):
+    """Every number of the run but its timing, bit for bit."""
+    np.testing.assert_array_equal(batched.w, alone.w)
+    np.testing.assert_array_equal(batched.snapshots, alone.snapshots)
+    for column in ("iteration", "passes", "objective"):
+        np.testing.assert_array_equal(batched.trace[column], alone.trace[column])
+    for name in RUN_FIELDS:
+        np.testing.assert_equal(getattr(batched, name), getattr(alone, name), err_msg=name)
+
+
+def grid_of_runs(seeds, passes=2.0, **options):
+    """Runs over a step x clip grid for each seed (and one other number of passes, which does not share)."""
+    runs = [dict(epsilon=1.0, delta=1e-4, passes=passes, step=step, clip=clip, seed=seed, **options)
+            for seed in seeds for step in (0.05, 0.3, 1.0) for clip in (0.1, 1.0, 10.0)]
+    return runs + [dict(epsilon=1.0, delta=1e-4, passes=passes / 2, step=0.3, clip=1.0, seed=seeds[0], **options)]
+
+
+@pytest.mark.parametrize("loss,penalty", [("logistic", "l2"), ("squared", "l1"), ("logistic", None)])
+@pytest.mark.parametrize("options", [{}, {"batch_size": 7}, {"batch_size": 5, "accountant": "pld"}])
+def test_dp_sgd_runs_made_together_are_the_runs_made_alone(storage, loss, penalty, options):
+    problem = make_problem(loss, penalty, 0.05 if penalty else 0.0, sparse=storage == "sparse")
+    runs = grid_of_runs([3, 11], checkpoints=4, **options)
+    store = CalibrationStore()
+    together = list(privcd.fit_many(problem, "dp-sgd", runs, calibrations=store))
+    assert len(together) == len(runs)
+    for batched, arguments in zip(together, runs):
+        assert_same_run(batched, privcd.fit(problem, "dp-sgd", calibrations=store, **arguments))
+    # the runs of one seed and shape shared one call: their kernel time is the call's, shared out
+    assert len({run.seconds for run in together[:9]}) == 1
+
+
+def test_dp_sgd_hinge_runs_made_together_are_the_runs_made_alone():
+    problem = make_problem("hinge", "l2", 0.05, unit_rows=True)
+    runs = grid_of_runs([5], batch_size=10)
+    for batched, arguments in zip(privcd.fit_many(problem, "dp-sgd", runs), runs):
+        assert_same_run(batched, privcd.fit(problem, "dp-sgd", **arguments))
+
+
+def test_a_group_split_by_the_memory_bound_gives_the_same_runs(monkeypatch):
+    problem = make_problem("logistic", "l1", 0.05)
+    runs = grid_of_runs([2])
+    whole = list(privcd.fit_many(problem, "dp-sgd", runs))
+    monkeypatch.setattr(dp_sgd, "MAX_GROUP_BYTES", 1)  # one run per kernel call
+    for split, alone in zip(privcd.fit_many(problem, "dp-sgd", runs), whole):
+        assert_same_run(split, alone)
+
+
+def test_dp_sgd_many_does_not_depend_on_the_number_of_threads():
+    problem = make_problem("logistic", "l2", 0.05, n=300, p=9)
+    K = 70  # more than two lanes of configurations
+    rng = np.random.default_rng(0)
+    steps, clips, stds = rng.uniform(0.01, 1.0, K), rng.uniform(0.1, 10.0, K), rng.uniform(0.0, 5.0, K)
+    arguments = (*row_arrays(problem), problem.y, problem.row_norms, problem.loss.code, problem.penalty.code,
+                 problem.lam, steps, clips, stds, 1, SAMPLE_WITHOUT_REPLACEMENT, 900, np.array([0, 450, 900]),
+                 kernel_key(1, 0), kernel_key(1, 1), np.zeros((K, problem.n_features)))
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        W1, snapshots1 = dp_sgd_many(*arguments)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        W2, snapshots2 = dp_sgd_many(*arguments)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(W1, W2)
+    np.testing.assert_array_equal(snapshots1, snapshots2)
+    assert len(np.unique(W1[:, 0])) == K  # the configurations did differ
+
+
+@pytest.mark.parametrize("module", ALGORITHM_MODULES, ids=lambda module: module.NAME)
+def test_every_algorithm_runs_through_fit_many_as_through_fit(module):
+    """Algorithms without run_many run one by one; those with it group by seed."""
+    loss = "hinge" if module.NAME in ("dp-scd", "seqdp-scd") else "logistic"
+    problem = make_problem(loss, "l2", 0.05, unit_rows=True)
+    runs = [dict(epsilon=1.0, delta=1e-4, passes=1.0, step=step, clip=1.0, seed=seed)
+            for seed in (1, 2) for step in (0.1, 0.5)]
+    for batched, arguments in zip(privcd.fit_many(problem, module.NAME, runs), runs):
+        assert_same_run(batched, privcd.fit(problem, module.NAME, **arguments))
+
+
+def test_fit_many_checks_every_run_before_running_any():
+    problem = make_problem("logistic", "l2", 0.05)
+    runs = [dict(epsilon=1.0, delta=1e-4, passes=1.0, step=0.1, clip=1.0, seed=1),
+            dict(epsilon=1.0, delta=1e-4, passes=1.0, step=-0.1, clip=1.0, seed=1)]
+    with pytest.raises(ValueError, match="step"):
+        next(privcd.fit_many(problem, "dp-sgd", runs))
