@@ -40,7 +40,7 @@ OPTIONS = {"batch_size": 1, "accountant": "rdp", "sampling": None, "checkpoints"
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
 DEFAULT_SAMPLING = {"rdp": "without-replacement", "pld": "poisson"}
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
-MAX_GROUP_BYTES = 2**28  # iterates and snapshots of the runs of one dp_sgd_many call
+MAX_GROUP_BYTES = 2**29  # iterates and snapshots of the runs of one dp_sgd_many call (512 MiB)
 
 
 def iterations_per_pass(problem, options):
