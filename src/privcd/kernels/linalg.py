@@ -50,6 +50,18 @@ def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag
         return _dense_lagged_clipped_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold)
     if lag_delta != 0.0:
         add_scaled_column(is_sparse, Xf, data, indices, indptr, lag_j, lag_delta, z)
+    # literal loss codes, as in the dense branch: a runtime code keeps the derivative an
+    # out-of-line call (DP-CD on dorothea, 4.4 entries a column: 356 ns a step, 243 without)
+    if loss_code == logistic.CODE:
+        return _sparse_clipped_sum(data, indices, indptr, j, z, y, logistic.CODE, threshold)
+    if loss_code == squared.CODE:
+        return _sparse_clipped_sum(data, indices, indptr, j, z, y, squared.CODE, threshold)
+    return _sparse_clipped_sum(data, indices, indptr, j, z, y, loss_code, threshold)
+
+
+@njit(inline="always")
+def _sparse_clipped_sum(data, indices, indptr, j, z, y, loss_code, threshold):
+    """``sum_i clip(l'(z_i, y_i) X_ij, threshold)`` over the stored entries of column j, in order."""
     total = 0.0
     for k in range(indptr[j], indptr[j + 1]):
         i = indices[k]
