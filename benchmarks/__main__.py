@@ -22,7 +22,7 @@ SECTIONS = {
                shapes.markdown),
     "peers": ("Against Opacus", lambda args: peers.run(args.quick), peers.markdown),
     "grid": ("Grid throughput", lambda args: grid.run(args.algorithms, args.quick), grid.markdown),
-    "memory": ("Memory of a tuning chunk", lambda args: memory.run(args.quick), memory.markdown),
+    "memory": ("Memory of a tuning chunk", lambda args: memory.run(args.algorithms, args.quick), memory.markdown),
     "warm": ("Warm start", lambda args: warm.run(args.quick), warm.markdown),
 }
 

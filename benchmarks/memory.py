@@ -5,6 +5,7 @@ configuration, what a batched kernel would hold at once).
 The chunk's increment is the process's peak RSS after the chunk minus its resident size just
 before it: exact when the chunk raised the peak, an upper bound otherwise (the peak is then an
 earlier one, e.g. numba compiling in the warm-up when its disk cache is cold)."""
+from benchmarks import grid
 from benchmarks.harness import run_python
 
 CODE = """
@@ -25,7 +26,12 @@ print(json.dumps({{"before_bytes": before, "peak_before_bytes": peak_before, "pe
 """
 
 
-def run(quick, algorithm="dp-cd"):
+def run(algorithms, quick):
+    """One row per algorithm of the grid benchmark (:data:`benchmarks.grid.ALGORITHMS`) in ``algorithms``."""
+    return [_run(quick, algorithm) for algorithm in grid.ALGORITHMS if algorithm in algorithms]
+
+
+def _run(quick, algorithm):
     result = run_python(CODE.format(count=100 if quick else 1000, algorithm=algorithm))
     budget = result["x_bytes"] + result["configurations"] * (result["n"] + result["p"]) * 8
     increment = result["peak_bytes"] - result["before_bytes"]
@@ -34,16 +40,18 @@ def run(quick, algorithm="dp-cd"):
             "increment_over_budget": increment / budget}
 
 
-def markdown(r):
+def markdown(rows):
     mb = 2.0**20
-    return "\n".join([
-        "| algorithm | configurations | process peak MB | before the chunk MB | chunk increment MB | "
-        "X + configurations x (n + p) doubles MB | increment / that |", "|---|---|---|---|---|---|---|",
-        f"| {r['algorithm']} | {r['configurations']:,} | {r['peak_bytes'] / mb:.0f} | {r['before_bytes'] / mb:.0f} | "
-        f"{'' if r['increment_exact'] else '<= '}{r['chunk_increment_bytes'] / mb:.1f} | "
-        f"{r['budget_bytes'] / mb:.1f} | "
-        f"{r['increment_over_budget']:.2f} |",
-        "", f"A fresh process runs a warm-up chunk of 2 configurations, then the chunk of the grid benchmark "
-        f"({r['n']:,} x {r['p']}); increment = peak RSS (`ru_maxrss`) after the chunk minus the resident size "
-        "just before it (exact when the chunk raised the peak; `<=` when the peak is an earlier one). The "
-        "process before the chunk holds the interpreter, numpy, pandas, numba's loaded kernels and the problem."])
+    lines = ["| algorithm | configurations | process peak MB | before the chunk MB | chunk increment MB | "
+             "X + configurations x (n + p) doubles MB | increment / that |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['algorithm']} | {r['configurations']:,} | {r['peak_bytes'] / mb:.0f} | "
+                     f"{r['before_bytes'] / mb:.0f} | "
+                     f"{'' if r['increment_exact'] else '<= '}{r['chunk_increment_bytes'] / mb:.1f} | "
+                     f"{r['budget_bytes'] / mb:.1f} | {r['increment_over_budget']:.2f} |")
+    lines += ["", f"A fresh process runs a warm-up chunk of 2 configurations, then the chunk of the grid benchmark "
+              f"({grid.N:,} x {grid.P}); increment = peak RSS (`ru_maxrss`) after the chunk minus the resident "
+              "size just before it (exact when the chunk raised the peak; `<=` when the peak is an earlier one). "
+              "The process before the chunk holds the interpreter, numpy, pandas, numba's loaded kernels and the "
+              "problem."]
+    return "\n".join(lines)
