@@ -188,6 +188,21 @@ def test_an_entry_with_problems_runs_on_those_only_and_unknown_names_are_errors(
         Experiment(config)
 
 
+def test_a_problem_grid_replaces_those_keys_in_its_studies_only():
+    config = smoke_config()
+    config["papers"]["demo"]["problems"]["b"]["grid"] = {"passes": [50], "batch_size": [7]}
+    experiment = Experiment(config)
+    before = Experiment(smoke_config())
+    passes = {configuration["passes"] for configuration in experiment.study("demo", "b", "dp-cd").configurations}
+    assert passes == {50}
+    # batch_size replaces a key only where the grid has it (sgd-batch), and is no option of dp-cd
+    assert {c["batch_size"] for c in experiment.study("demo", "b", "sgd-batch").configurations} == {7}
+    assert "batch_size" not in experiment.study("demo", "b", "dp-cd").configurations[0]
+    for problem in ("a", "c"):
+        assert experiment.study("demo", problem, "dp-cd").grid_id == before.study("demo", problem, "dp-cd").grid_id
+    assert experiment.study("demo", "b", "dp-cd").grid_id != before.study("demo", "b", "dp-cd").grid_id
+
+
 def test_unknown_algorithm_is_an_error_naming_it():
     config = smoke_config()
     config["papers"]["demo"]["algorithms"]["dp-xx"] = copy.deepcopy(config["papers"]["demo"]["algorithms"]["dp-cd"])

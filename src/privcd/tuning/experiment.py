@@ -46,6 +46,7 @@ class ProblemSpec:
     epsilon: tuple
     delta: float | str
     title: str
+    grid: str = "{}"  # JSON of the problem's grid values (config ``problems.<name>.grid``)
 
     @property
     def key(self):
@@ -171,7 +172,7 @@ class Experiment:
                            preprocessing=entry["preprocessing"], loss=entry["loss"],
                            penalty=entry.get("penalty"), lam=float(entry["lam"]),
                            epsilon=tuple(float(value) for value in epsilon), delta=privacy["delta"],
-                           title=title)
+                           title=title, grid=json.dumps(entry.get("grid", {})))
 
     def _available(self, dataset):
         """Without a mirror every dataset may be downloaded; with one, it must hold the files."""
@@ -182,6 +183,8 @@ class Experiment:
 
     def _study(self, problem, name, entry, block):
         grid = dict(entry["grid"])
+        # the problem's own values replace those keys of every grid that has them (MSD's 50 epochs)
+        grid.update({key: value for key, value in json.loads(problem.grid).items() if key in grid})
         names = {part.strip() for key in grid for part in str(key).split(",")}
         where = f"papers.{problem.paper}.algorithms.{name}.grid"
         missing = [key for key in REQUIRED_PARAMETERS if key not in names]
