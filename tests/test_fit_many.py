@@ -57,9 +57,13 @@ def test_a_group_split_by_the_memory_bound_gives_the_same_runs(monkeypatch):
     problem = make_problem("logistic", "l1", 0.05)
     runs = grid_of_runs([2])
     whole = list(privcd.fit_many(problem, "dp-sgd", runs))
-    monkeypatch.setattr(dp_sgd, "MAX_GROUP_BYTES", 1)  # one run per kernel call
+    calls = []
+    monkeypatch.setattr(dp_sgd, "dp_sgd_many", lambda *args: calls.append(len(args[-1])) or dp_sgd_many(*args))
+    per_run = 8 * problem.n_features * (3 + 2)  # w, the gradient and 3 checkpoints (2 passes) a run
+    monkeypatch.setattr(dp_sgd, "MAX_GROUP_BYTES", 2 * per_run)  # two runs per kernel call
     for split, alone in zip(privcd.fit_many(problem, "dp-sgd", runs), whole):
         assert_same_run(split, alone)
+    assert calls == [2, 2, 2, 2]  # the 9 runs of the seed's group in pieces of 2, the 9th alone
 
 
 def test_dp_sgd_many_does_not_depend_on_the_number_of_threads():

@@ -32,8 +32,9 @@ def fit_many(problem, algorithm, runs, *, calibrations=None):
     Run
         Bit for bit the run ``privcd.fit(problem, algorithm, **run)`` returns, but for ``seconds``:
         a run made in a group gets the group's kernel time divided by its size. Every run is
-        planned (and calibrated) first; a group runs when its first run is due, so results come
-        as they are made.
+        planned (and calibrated) first; a group, in kernel calls of at most
+        ``module.group_size(problem, plan)`` runs (the memory of their iterates and snapshots),
+        runs when its first run is due, so results come as they are made.
     """
     planned = []
     for arguments in runs:
@@ -44,11 +45,17 @@ def fit_many(problem, algorithm, runs, *, calibrations=None):
     for index, (seed, module, _, _, plan) in enumerate(planned):
         key = (seed, module.batch_key(plan)) if hasattr(module, "run_many") else ("alone", index)
         groups.setdefault(key, []).append(index)
-    group_of = {index: members for members in groups.values() for index in members}
+    piece_of = {}
+    for members in groups.values():
+        seed, module, _, _, plan = planned[members[0]]
+        size = module.group_size(problem, plan) if hasattr(module, "run_many") else 1
+        for start in range(0, len(members), size):
+            piece = members[start:start + size]
+            piece_of.update((index, piece) for index in piece)
     finished = {}
     for index in range(len(planned)):
         if index not in finished:
-            finished.update(_run_group(problem, planned, group_of[index]))
+            finished.update(_run_group(problem, planned, piece_of[index]))
         yield finished.pop(index)
 
 

@@ -24,7 +24,9 @@ and may define, to make runs that share their random draws in one kernel call
 ``batch_key(plan)`` -> hashable
     what runs of one seed must also share to share their draws (e.g. the number of iterations);
 ``run_many(problem, plans, seed)`` -> list of ``(w, snapshots)``
-    ``[run(problem, plan, seed) for plan in plans]``, the same bits, in one pass over the draws.
+    ``[run(problem, plan, seed) for plan in plans]``, the same bits, in one pass over the draws;
+``group_size(problem, plan)`` -> int
+    how many runs one ``run_many`` call may take (the memory of their outputs).
 
 :func:`privcd.fit` does the rest (checks, timing, evaluation of the objective at checkpoints).
 """

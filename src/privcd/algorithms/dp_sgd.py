@@ -40,7 +40,9 @@ OPTIONS = {"batch_size": 1, "accountant": "rdp", "sampling": None, "checkpoints"
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
 DEFAULT_SAMPLING = {"rdp": "without-replacement", "pld": "poisson"}
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
-MAX_GROUP_BYTES = 2**29  # iterates and snapshots of the runs of one dp_sgd_many call (512 MiB)
+# Iterates and snapshots of the runs of one dp_sgd_many call: 128 MiB. A tuning chunk holds one
+# call's runs per repetition at a time (its runs alternate repetitions), so about 0.6 GB with 5.
+MAX_GROUP_BYTES = 2**27
 
 
 def iterations_per_pass(problem, options):
@@ -90,25 +92,23 @@ def batch_key(plan):
     return plan.n_iterations, plan.checkpoints.tobytes(), k["batch_size"], k["sampling"]
 
 
+def group_size(problem, plan):
+    """Runs a :func:`run_many` call may hold: :data:`MAX_GROUP_BYTES` of iterates and snapshots."""
+    return max(1, MAX_GROUP_BYTES // (8 * problem.n_features * (len(plan.checkpoints) + 2)))
+
+
 def run_many(problem, plans, seed):
     """``[run(problem, plan, seed) for plan in plans]`` for plans with one :func:`batch_key`, the
-    same bits, from :func:`privcd.kernels.dp_sgd.dp_sgd_many` calls of at most
-    :data:`MAX_GROUP_BYTES` of iterates and snapshots each."""
+    same bits, in one :func:`privcd.kernels.dp_sgd.dp_sgd_many` call."""
     check_span("n_samples", problem.n_samples)
     first = plans[0]
     k = first.kernel
-    per_run = 8 * problem.n_features * (len(first.checkpoints) + 2)
-    size = max(1, MAX_GROUP_BYTES // per_run)
-    outputs = []
-    for start in range(0, len(plans), size):
-        part = [plan.kernel for plan in plans[start:start + size]]
-        W, snapshots = dp_sgd_many(
-            *row_arrays(problem), problem.y, problem.row_norms, problem.loss.code, problem.penalty.code,
-            problem.lam, np.array([kernel["step"] for kernel in part]), np.array([kernel["clip"] for kernel in part]),
-            np.array([kernel["noise_std"] for kernel in part]), k["batch_size"], k["sampling"], first.n_iterations,
-            first.checkpoints, kernel_key(seed, 0), kernel_key(seed, 1), np.zeros((len(part), problem.n_features)))
-        outputs.extend(zip(W, snapshots))
-    return outputs
+    W, snapshots = dp_sgd_many(
+        *row_arrays(problem), problem.y, problem.row_norms, problem.loss.code, problem.penalty.code, problem.lam,
+        np.array([plan.kernel["step"] for plan in plans]), np.array([plan.kernel["clip"] for plan in plans]),
+        np.array([plan.kernel["noise_std"] for plan in plans]), k["batch_size"], k["sampling"], first.n_iterations,
+        first.checkpoints, kernel_key(seed, 0), kernel_key(seed, 1), np.zeros((len(plans), problem.n_features)))
+    return list(zip(W, snapshots))
 
 
 def _step_unit(problem):
