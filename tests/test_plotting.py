@@ -44,6 +44,9 @@ def test_final_errors_and_table_star_the_lowest_mean_of_each_row():
     row = table[table["algorithm"] == "dp-sgd"].iloc[0]
     assert row["passes=5"].endswith("*") and not row["passes=2"].endswith("*")
     assert table[table["algorithm"] == "dp-cd"].iloc[0]["passes=2"] == ""
+    # columns in increasing order of passes, whatever order the rows come in (here 5 before 2)
+    shuffled = error_table(errors.sort_values("param_passes", ascending=False), by=["passes"])
+    assert list(shuffled.columns) == ["paper", "problem", "algorithm", "passes=2", "passes=5"]
 
     by_algorithm = error_table(final_errors(aggregated()))
     assert list(by_algorithm.columns) == ["paper", "problem", "dp-cd", "dp-sgd"]

@@ -6,9 +6,9 @@ import re
 def error_table(errors, by=(), star=True):
     """Pivot :func:`privcd.plotting.final_errors` into a table of ``"mean ± std"`` strings.
 
-    Without ``by``: rows (paper, problem), one column per algorithm. With ``by`` (e.g.
-    ``("passes",)``): rows (paper, problem, algorithm), one column per value of the group
-    (``"passes=2"``), as dp-cd Table 2. The lowest mean of each row is starred (unless ``star`` is
+    Without ``by``: rows (paper, problem), one column per algorithm, in order of appearance. With
+    ``by`` (e.g. ``("passes",)``): rows (paper, problem, algorithm), one column per value of the
+    group (``"passes=2"``), in increasing order of the values, as dp-cd Table 2. The lowest mean of each row is starred (unless ``star`` is
     false: dp-cd Table 3's running times); cells without a result are empty.
     """
     errors = errors.copy()
@@ -23,7 +23,8 @@ def error_table(errors, by=(), star=True):
     if star:
         best = errors.groupby(rows)["mean"].transform("min")
         errors.loc[errors["mean"] == best, "cell"] += "*"
-    order = list(dict.fromkeys(errors["column"]))
+    ordered = errors.sort_values([f"param_{name}" for name in by], kind="stable") if by else errors
+    order = list(dict.fromkeys(ordered["column"]))
     table = errors.pivot(index=rows, columns="column", values="cell").reindex(columns=order).fillna("")
     table.columns.name = None
     return table.reset_index()
