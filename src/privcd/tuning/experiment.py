@@ -46,7 +46,10 @@ class ProblemSpec:
     epsilon: tuple
     delta: float | str
     title: str
-    grid: str = "{}"  # JSON of the problem's grid values (config ``problems.<name>.grid``)
+    # JSON of the problem's grid values (config ``problems.<name>.grid``); out of the repr, which
+    # the workflow's params hash (a new field must not rerun existing results): a change of it
+    # reaches the rules through the studies' grid_id, which it enters
+    grid: str = field(default="{}", repr=False)
 
     @property
     def key(self):
