@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 
 import privcd
-from privcd.algorithms import ALGORITHM_MODULES, dp_sgd
-from privcd.algorithms.base import kernel_key
+from privcd.algorithms import ALGORITHM_MODULES, dp_cd, dp_sgd
+from privcd.algorithms.base import kernel_key, kernel_rng
+from privcd.kernels.dp_cd import BLOCK_ITERATIONS, dp_cd_many
 from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, dp_sgd_many
-from privcd.kernels.layout import row_arrays
+from privcd.kernels.layout import column_arrays, row_arrays
 from privcd.privacy.reuse import CalibrationStore
 from conftest import make_problem
 
@@ -84,6 +85,56 @@ def test_dp_sgd_many_does_not_depend_on_the_number_of_threads():
         numba.set_num_threads(threads)
     np.testing.assert_array_equal(W1, W2)
     np.testing.assert_array_equal(snapshots1, snapshots2)
+    assert len(np.unique(W1[:, 0])) == K  # the configurations did differ
+
+
+@pytest.mark.parametrize("loss,penalty", [("logistic", "l2"), ("squared", "l1"), ("logistic", None)])
+@pytest.mark.parametrize("options", [{}, {"smoothness": "private"}, {"accountant": "exact"}])
+def test_dp_cd_runs_made_together_are_the_runs_made_alone(storage, loss, penalty, options):
+    problem = make_problem(loss, penalty, 0.05 if penalty else 0.0, sparse=storage == "sparse")
+    runs = grid_of_runs([3, 11], passes=3.0, checkpoints=4, **options)
+    runs.append(dict(epsilon=INF, delta=None, passes=3.0, step=0.5, clip=INF, seed=3, checkpoints=4, **options))
+    store = CalibrationStore()
+    together = list(privcd.fit_many(problem, "dp-cd", runs, calibrations=store))
+    assert len(together) == len(runs)
+    for batched, arguments in zip(together, runs):
+        assert_same_run(batched, privcd.fit(problem, "dp-cd", calibrations=store, **arguments))
+    assert len({run.seconds for run in together[:9]}) == 1  # one call for the seed's 3 x 3 grid
+
+
+def test_dp_cd_runs_with_averaging_run_alone(monkeypatch):
+    problem = make_problem("squared", "l1", 0.05)
+    runs = grid_of_runs([4], inner_iterations=7)
+    monkeypatch.setattr(dp_cd, "dp_cd_many", lambda *args: pytest.fail("averaging runs in lockstep"))
+    for batched, arguments in zip(privcd.fit_many(problem, "dp-cd", runs), runs):
+        assert_same_run(batched, privcd.fit(problem, "dp-cd", **arguments))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_dp_cd_many_does_not_depend_on_the_number_of_threads(sparse):
+    problem = make_problem("logistic", "l2", 0.05, n=200, p=12, sparse=sparse)
+    K, p = 70, problem.n_features  # more than two lanes of configurations
+    rng = np.random.default_rng(0)
+    step_sizes, thresholds, stds = (rng.uniform(low, high, (p, K)) for low, high in ((0.1, 1.0), (0.01, 1.0),
+                                                                                        (0.0, 0.1)))
+    n_iterations = 3 * BLOCK_ITERATIONS // 2  # one and a half blocks
+    checkpoints = np.array([0, 700, BLOCK_ITERATIONS, BLOCK_ITERATIONS, n_iterations])
+
+    def run():
+        return dp_cd_many(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
+                          problem.lam, step_sizes, thresholds, stds, n_iterations, checkpoints, kernel_rng(5),
+                          np.zeros((K, p)))
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        W1, snapshots1 = run()
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        W2, snapshots2 = run()
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(W1, W2)
+    np.testing.assert_array_equal(snapshots1, snapshots2)
+    np.testing.assert_array_equal(snapshots1[:, -1], W1)
     assert len(np.unique(W1[:, 0])) == K  # the configurations did differ
 
 

@@ -37,6 +37,11 @@ import numpy as np
 from privcd.kernels.streams import random_bits
 from privcd.validation import check_positive_int
 
+# The outputs of one ``run_many`` call (iterates, snapshots, per-run arrays): 128 MiB. A tuning
+# chunk holds one call's runs per repetition at a time (its runs alternate repetitions), so about
+# 0.6 GB with 5.
+MAX_GROUP_BYTES = 2**27
+
 
 @dataclass(frozen=True)
 class Settings:

@@ -32,6 +32,11 @@ smoothness : {"public", "private"}
     ``"public"`` (default) uses :attr:`Problem.M`; ``"private"`` is DP-CD-P.
 smoothness_budget : float in (0, 1)
     The share of epsilon spent on the private M_j (default 0.1, the paper's); DP-CD-P only.
+
+Runs that differ only in ``step`` and ``clip`` (``SHARED_DRAWS``) visit the same coordinates with
+the same normals for the same seed (and, DP-CD-P, draw the same private M_j); without averaging,
+:func:`run_many` makes them in one call of :func:`~privcd.kernels.dp_cd.dp_cd_many`
+(:func:`privcd.fit_many`).
 """
 import dataclasses
 import math
@@ -40,10 +45,10 @@ import numpy as np
 
 from privcd import privacy
 from privcd.algorithms.base import (
-    Plan, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
+    MAX_GROUP_BYTES, Plan, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
 )
 from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
-from privcd.kernels.dp_cd import dp_cd
+from privcd.kernels.dp_cd import dp_cd, dp_cd_many
 from privcd.kernels.layout import column_arrays
 from privcd.validation import check_choice, check_number, check_positive_int
 
@@ -51,6 +56,7 @@ NAME = "dp-cd"
 OPTIONS = {"inner_iterations": None, "accountant": "rdp", "checkpoints": None, "smoothness": "public",
            "smoothness_budget": 0.1}
 SMOOTHNESS = ("public", "private")
+SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
 
 
 def iterations_per_pass(problem, options):
@@ -127,6 +133,32 @@ def run(problem, plan, seed):
                          problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, plan.kernel["inner"],
                          plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features))
     return w, snapshots, facts
+
+
+def batch_key(plan):
+    """What runs of one seed must share to share their draws: iterations, checkpoints, averaging."""
+    return plan.n_iterations, plan.checkpoints.tobytes(), plan.kernel["inner"]
+
+
+def group_size(problem, plan):
+    """Runs a :func:`run_many` call may hold: :data:`~privcd.algorithms.base.MAX_GROUP_BYTES` of
+    iterates, snapshots, coordinate parameters and residuals; 1 with averaging (run alone)."""
+    if plan.kernel["inner"]:
+        return 1
+    per_run = 8 * (problem.n_features * (len(plan.checkpoints) + 4) + problem.n_samples)
+    return max(1, MAX_GROUP_BYTES // per_run)
+
+
+def run_many(problem, plans, seed):
+    """``[run(problem, plan, seed) for plan in plans]`` for plans without averaging and with one
+    :func:`batch_key`, the same bits, in one :func:`privcd.kernels.dp_cd.dp_cd_many` call."""
+    first = plans[0]
+    parameters = [kernel_parameters(problem, plan, seed) for plan in plans]
+    step_sizes, thresholds, noise_std = (np.stack([entry[i] for entry in parameters], axis=1) for i in range(3))
+    W, snapshots = dp_cd_many(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
+                              problem.lam, step_sizes, thresholds, noise_std, first.n_iterations, first.checkpoints,
+                              kernel_rng(seed), np.zeros((len(plans), problem.n_features)))
+    return [(w, snapshot, entry[3]) for w, snapshot, entry in zip(W, snapshots, parameters)]
 
 
 def kernel_parameters(problem, plan, seed):

@@ -29,7 +29,7 @@ for the same seed; :func:`run_many` makes them in one call of
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import Plan, checkpoints_for, iterations_for, kernel_key
+from privcd.algorithms.base import MAX_GROUP_BYTES, Plan, checkpoints_for, iterations_for, kernel_key
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd, dp_sgd_many
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.streams import check_span
@@ -40,9 +40,6 @@ OPTIONS = {"batch_size": 1, "accountant": "rdp", "sampling": None, "checkpoints"
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
 DEFAULT_SAMPLING = {"rdp": "without-replacement", "pld": "poisson"}
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
-# Iterates and snapshots of the runs of one dp_sgd_many call: 128 MiB. A tuning chunk holds one
-# call's runs per repetition at a time (its runs alternate repetitions), so about 0.6 GB with 5.
-MAX_GROUP_BYTES = 2**27
 
 
 def iterations_per_pass(problem, options):
@@ -93,7 +90,8 @@ def batch_key(plan):
 
 
 def group_size(problem, plan):
-    """Runs a :func:`run_many` call may hold: :data:`MAX_GROUP_BYTES` of iterates and snapshots."""
+    """Runs a :func:`run_many` call may hold: :data:`~privcd.algorithms.base.MAX_GROUP_BYTES` of
+    iterates and snapshots."""
     return max(1, MAX_GROUP_BYTES // (8 * problem.n_features * (len(plan.checkpoints) + 2)))
 
 

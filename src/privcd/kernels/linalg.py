@@ -65,8 +65,14 @@ def _sparse_clipped_sum(data, indices, indptr, j, z, y, loss_code, threshold):
     total = 0.0
     for k in range(indptr[j], indptr[j + 1]):
         i = indices[k]
-        total += clip_scalar(loss_derivative(loss_code, z[i], y[i]) * data[k], threshold)
+        total += clipped_entry(loss_code, z[i], y[i], data[k], threshold)
     return total
+
+
+@njit(inline="always")
+def clipped_entry(loss_code, z_i, y_i, x_ij, threshold):
+    """``clip(l'(z_i, y_i) x_ij, threshold)``, a sparse column entry's term of the clipped sum."""
+    return clip_scalar(loss_derivative(loss_code, z_i, y_i) * x_ij, threshold)
 
 
 @njit(cache=True, fastmath={"reassoc", "nsz"})
