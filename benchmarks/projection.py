@@ -6,9 +6,10 @@ timings, its calibrations (``results/calibrate/<paper>/<problem>.json``; a missi
 first and timed apart), e.g. from ``snakemake --cores 2 --config data_mirror=../shared/datasets
 --until calibrate``. For every study and every number of passes of its grid, ``--sample`` random
 configurations with that number of passes go through :func:`privcd.tuning.run_chunk` with the
-study's tuning repetitions, as a tuning job would run them (DP-SGD's runs of one seed in one
-kernel call), and the time is scaled by the number of configurations with that number of passes.
-Runs sharing draws get cheaper per run in larger groups, so DP-SGD is overestimated. Writes
+study's tuning repetitions, as a tuning job would run them (the runs of one seed in one kernel
+call, for the algorithms that share draws), and the time is scaled by the number of
+configurations with that number of passes. Runs sharing draws get cheaper per run in larger
+groups, so those algorithms are overestimated (a job groups up to its memory bound). Writes
 ``projection_<paper>.md`` under ``--output`` and prints it. Not a test: wall-clock times on
 whatever else the machine is doing (the header records the load average).
 """
@@ -54,7 +55,9 @@ def project_study(study, results, sample, rng):
         by_passes[configuration["passes"]].append(configuration)
     identity = dict(base_seed=0, repetitions=study.tune_runs, paper=study.problem.paper,
                     problem_name=study.problem.name, label=study.name, calibrations=store)
-    run_chunk(problem, study.algorithm, [study.configurations[0]], **{**identity, "repetitions": 1})  # compile
+    first = study.configurations[0]  # compile the kernels, alone and in lockstep (two runs sharing draws)
+    twins = [configuration for configuration in study.configurations if configuration["passes"] == first["passes"]]
+    run_chunk(problem, study.algorithm, twins[:2], **{**identity, "repetitions": 1})
     projected = measured = 0.0
     sampled = 0
     for configurations in by_passes.values():

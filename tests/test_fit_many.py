@@ -7,6 +7,7 @@ import privcd
 from privcd.algorithms import ALGORITHM_MODULES, dp_cd, dp_sgd
 from privcd.algorithms.base import kernel_key, kernel_rng
 from privcd.kernels.dp_cd import BLOCK_ITERATIONS, dp_cd_many
+from privcd.kernels.dp_gcd import DRAW_BYTES, RULE_GS_Q, dp_gcd_many
 from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, dp_sgd_many
 from privcd.kernels.layout import column_arrays, row_arrays
 from privcd.privacy.reuse import CalibrationStore
@@ -136,6 +137,45 @@ def test_dp_cd_many_does_not_depend_on_the_number_of_threads(sparse):
     np.testing.assert_array_equal(snapshots1, snapshots2)
     np.testing.assert_array_equal(snapshots1[:, -1], W1)
     assert len(np.unique(W1[:, 0])) == K  # the configurations did differ
+
+
+@pytest.mark.parametrize("loss,penalty,rule", [("logistic", "l2", None), ("squared", "l1", "gs-s"),
+                                               ("logistic", "l1", "gs-r"), ("squared", "l1", "gs-q")])
+def test_dp_gcd_runs_made_together_are_the_runs_made_alone(storage, loss, penalty, rule):
+    problem = make_problem(loss, penalty, 0.05, sparse=storage == "sparse")
+    runs = grid_of_runs([3, 11], passes=12.0, rule=rule, checkpoints=5)
+    runs.append(dict(epsilon=INF, delta=None, passes=12.0, step=0.5, clip=INF, seed=3, rule=rule, checkpoints=5))
+    together = list(privcd.fit_many(problem, "dp-gcd", runs))
+    for batched, arguments in zip(together, runs):
+        alone = privcd.fit(problem, "dp-gcd", **arguments)
+        assert_same_run(batched, alone)
+        np.testing.assert_array_equal(batched.info["selected"], alone.info["selected"])
+    assert len({run.seconds for run in together[:9]}) == 1  # one call for the seed's 3 x 3 grid
+    assert len({run.w.tobytes() for run in together[:9]}) > 1  # the configurations did differ
+
+
+def test_dp_gcd_many_does_not_depend_on_the_number_of_threads():
+    problem = make_problem("squared", "l1", 0.05, n=60, p=70_000, density=0.01, sparse=True)
+    K, p = 5, problem.n_features
+    rng = np.random.default_rng(1)
+    step_sizes, thresholds, selection, release = (rng.uniform(0.05, 1.0, (K, p)) for _ in range(4))
+    n_iterations = 3 * DRAW_BYTES // (8 * (p + 1)) // 2  # one and a half blocks of draws
+
+    def run():
+        return dp_gcd_many(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
+                           problem.lam, problem.M, step_sizes, thresholds, selection, release, RULE_GS_Q,
+                           n_iterations, np.array([0, 10, 10, 29, n_iterations]), kernel_rng(2), np.zeros((K, p)))
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        first = run()
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        second = run()
+    finally:
+        numba.set_num_threads(threads)
+    for one, two in zip(first, second):
+        np.testing.assert_array_equal(one, two)
+    assert len({tuple(path) for path in first[2]}) > 1  # the configurations did differ
 
 
 @pytest.mark.parametrize("module", ALGORITHM_MODULES, ids=lambda module: module.NAME)

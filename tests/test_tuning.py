@@ -252,7 +252,7 @@ def test_run_chunk_rows_are_the_runs_of_privcd_fit_with_the_derived_seed():
     assert rows["privacy_delta"].iloc[0] == pytest.approx(1 / problem.n_samples**2, rel=1e-15)
 
 
-@pytest.mark.parametrize("algorithm,shared", [("dp-sgd", True), ("dp-cd", True), ("dp-gcd", False)])
+@pytest.mark.parametrize("algorithm,shared", [("dp-sgd", True), ("dp-cd", True), ("dp-gcd", True), ("dp-skgd", False)])
 def test_configurations_differing_in_step_and_clip_share_seeds_when_the_algorithm_says_so(algorithm, shared):
     problem = make_problem("logistic", "l2", 0.01)
     configurations = expand({"epsilon": 1.0, "delta": "1/n^2", "passes": [1, 2], "step": [0.1, 1.0],

@@ -1,12 +1,13 @@
 """``privcd.fit_many``: many runs of one algorithm on one problem, those that share their random
 draws made in one kernel call.
 
-A run's random draws depend on its seed and on the shape of its run (DP-SGD: batch size, sampling,
-number of steps), never on the hyperparameters an algorithm lists in ``SHARED_DRAWS`` (DP-SGD: the
-step size and the clipping norm, :mod:`privcd.algorithms.dp_sgd`). Runs with the same seed and the
-same ``batch_key`` of their plans therefore draw the same batches and the same standard normals,
-and an algorithm that offers ``run_many`` makes them in lockstep, drawing once for all of them
-(:func:`privcd.kernels.dp_sgd.dp_sgd_many`). Every run still gets exactly the numbers it would get
+A run's random draws depend on its seed and on the shape of its run (the number of iterations;
+DP-SGD's batch size and sampling), never on the hyperparameters an algorithm lists in
+``SHARED_DRAWS`` (DP-CD, DP-GCD and DP-SGD: the step size and the clipping norm). Runs with the
+same seed and the same ``batch_key`` of their plans therefore draw the same numbers, and an
+algorithm that offers ``run_many`` makes them together, drawing once for all of them
+(:func:`privcd.kernels.dp_cd.dp_cd_many`, :func:`privcd.kernels.dp_gcd.dp_gcd_many`,
+:func:`privcd.kernels.dp_sgd.dp_sgd_many`). Every run still gets exactly the numbers it would get
 alone: its privacy guarantee is that of its own calibration, whatever else shares its draws.
 """
 import time

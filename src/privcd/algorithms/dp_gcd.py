@@ -55,6 +55,10 @@ rule : {None, "gs-s", "gs-r", "gs-q"}
     The selection rule (see above).
 checkpoints : int or None
     Number of evenly spaced checkpoints in the history (default: one per pass).
+
+Runs that differ only in ``step`` and ``clip`` (``SHARED_DRAWS``) make the same Laplace draws for
+the same seed; :func:`run_many` makes them in one call of
+:func:`~privcd.kernels.dp_gcd.dp_gcd_many` (:func:`privcd.fit_many`).
 """
 import math
 
@@ -62,9 +66,9 @@ import numpy as np
 
 from privcd import privacy
 from privcd.algorithms.base import (
-    Plan, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
+    MAX_GROUP_BYTES, Plan, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
 )
-from privcd.kernels.dp_gcd import RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, dp_gcd
+from privcd.kernels.dp_gcd import RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, dp_gcd, dp_gcd_many
 from privcd.kernels.layout import column_arrays
 from privcd.validation import check_choice
 
@@ -72,6 +76,8 @@ NAME = "dp-gcd"
 OPTIONS = {"rule": None, "checkpoints": None}
 RULES = {"algorithm-1": RULE_ALGORITHM_1, "gs-s": RULE_GS_S, "gs-r": RULE_GS_R, "gs-q": RULE_GS_Q}
 ACCOUNTANT = "advanced-composition"
+SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
+SCALES = ("step_sizes", "thresholds", "selection_scale", "release_scale")  # a run's arrays of the kernel
 
 
 def iterations_per_pass(problem, options):
@@ -142,6 +148,36 @@ def run(problem, plan, seed):
         *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
         problem.M, k["step_sizes"], k["thresholds"], k["selection_scale"], k["release_scale"], k["rule"],
         plan.n_iterations, plan.checkpoints, kernel_rng(seed), np.zeros(p))
+    return w, snapshots, _selection_facts(selected, p)
+
+
+def batch_key(plan):
+    """What runs of one seed must share to share their draws: iterations, checkpoints, rule."""
+    return plan.n_iterations, plan.checkpoints.tobytes(), plan.kernel["rule"]
+
+
+def group_size(problem, plan):
+    """Runs a :func:`run_many` call may hold: :data:`~privcd.algorithms.base.MAX_GROUP_BYTES` of
+    iterates, snapshots, scales, scratch arrays and residuals."""
+    per_run = 8 * (problem.n_features * (len(plan.checkpoints) + 6) + 2 * problem.n_samples + plan.n_iterations)
+    return max(1, MAX_GROUP_BYTES // per_run)
+
+
+def run_many(problem, plans, seed):
+    """``[run(problem, plan, seed) for plan in plans]`` for plans with one :func:`batch_key`, the
+    same bits, in one :func:`privcd.kernels.dp_gcd.dp_gcd_many` call."""
+    first = plans[0]
+    p = problem.n_features
+    scales = [np.stack([plan.kernel[name] for plan in plans]) for name in SCALES]
+    W, snapshots, selected = dp_gcd_many(
+        *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam, problem.M,
+        *scales, first.kernel["rule"], first.n_iterations, first.checkpoints, kernel_rng(seed),
+        np.zeros((len(plans), p)))
+    return [(W[k], snapshots[k], _selection_facts(selected[k], p)) for k in range(len(plans))]
+
+
+def _selection_facts(selected, p):
+    """``{"selected": the coordinate of each iteration, "updated": which coordinates were ever selected}``."""
     updated = np.zeros(p, dtype=bool)
     updated[selected[selected >= 0]] = True
-    return w, snapshots, {"selected": selected, "updated": updated}
+    return {"selected": selected, "updated": updated}

@@ -4,9 +4,10 @@ The runs go through :func:`privcd.fit_many`, with every distinct privacy setting
 (a :class:`~privcd.privacy.reuse.CalibrationStore` shared by all runs). A run's seed comes from
 its identity (:func:`privcd.tuning.seeds.derive_seed`), not from its position in the chunk, so any
 chunking gives the same numbers; the identity leaves out the hyperparameters the algorithm's
-draws do not depend on (``SHARED_DRAWS``: DP-SGD's step and clip), so the runs of one repetition
-that differ only in those share their draws -- common random numbers, which make their comparison
-less noisy -- and :func:`privcd.fit_many` makes them in one kernel call.
+draws do not depend on (``SHARED_DRAWS``: step and clip for DP-CD, DP-GCD and DP-SGD), so the
+runs of one repetition that differ only in those share their draws -- common random numbers,
+which make their comparison less noisy -- and :func:`privcd.fit_many` makes them in one kernel
+call.
 """
 import math
 import time

@@ -50,7 +50,7 @@ def derive_seed(base_seed, problem, algorithm, configuration_id, repetition, sta
 
 def draws_identity(algorithm, configuration):
     """:func:`~privcd.tuning.grid.configuration_id` of ``configuration`` without the hyperparameters
-    in the ``SHARED_DRAWS`` of ``algorithm``'s module (DP-SGD: step and clip): the configuration
+    in the ``SHARED_DRAWS`` of ``algorithm``'s module (DP-CD, DP-GCD, DP-SGD: step and clip): the configuration
     part of a run's seed identity."""
     shared = getattr(get_algorithm(algorithm), "SHARED_DRAWS", ())
     return configuration_id({key: value for key, value in configuration.items() if key not in shared})
