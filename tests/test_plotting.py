@@ -5,6 +5,7 @@ import pytest
 
 from privcd.plotting import (convergence_curves, convergence_figure, error_table, final_errors, save,
                              to_latex, to_markdown)
+from privcd.plotting.draw import PANEL_TITLE_WIDTH
 
 
 def aggregated():
@@ -68,3 +69,11 @@ def test_figures_are_written_as_pdf_and_png(tmp_path, x):
     save(figure, tmp_path / "f.pdf", tmp_path / "f.png")
     assert (tmp_path / "f.pdf").read_bytes().startswith(b"%PDF")
     assert (tmp_path / "f.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_long_panel_titles_wrap_inside_the_panel():
+    label = "dorothea [dorothea-valid instead of dorothea]"
+    figure = convergence_figure(convergence_curves(aggregated()), titles={"q": label})
+    lines = figure.axes[0].get_title().split("\n")
+    assert len(lines) == 2 and " ".join(lines) == label
+    assert max(map(len, lines)) <= PANEL_TITLE_WIDTH

@@ -1,4 +1,5 @@
 """Drawing with matplotlib (Agg): convergence figures saved as PDF and PNG."""
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -9,6 +10,13 @@ import matplotlib.pyplot as plt  # noqa: E402  (after selecting the non-interact
 # Relative errors at or below this are drawn at it: the log axis cannot show 0 and the optimum
 # is certified only to a relative duality gap of about 1e-9 (privcd.optimum.DEFAULT_TOL).
 LOG_FLOOR = 1e-10
+PANEL_TITLE_WIDTH = 40  # characters of a panel title's line: longer titles wrap inside the panel
+
+
+def set_panel_title(axis, text, **options):
+    """``axis.set_title(text)`` wrapped at :data:`PANEL_TITLE_WIDTH` characters (a substituted
+    dataset's label, "dorothea [dorothea-valid instead of dorothea]", overran its neighbour)."""
+    axis.set_title(textwrap.fill(text, PANEL_TITLE_WIDTH), **options)
 
 
 def convergence_figure(curves, *, x="passes", title=None, titles=None):
@@ -40,7 +48,7 @@ def convergence_figure(curves, *, x="passes", title=None, titles=None):
             axis.fill_between(curve[x], curve["min"].clip(lower=LOG_FLOOR),
                               curve["max"].clip(lower=LOG_FLOOR), color=line.get_color(), alpha=0.25)
         axis.set_yscale("log")
-        axis.set_title((titles or {}).get(problem, problem))
+        set_panel_title(axis, (titles or {}).get(problem, problem))
         axis.set_xlabel("passes on the data" if x == "passes" else "seconds")
         axis.set_ylabel("relative error (F - F*) / F*")
         axis.legend(fontsize="small")

@@ -6,7 +6,7 @@ what it lacks.
 """
 import numpy as np
 
-from privcd.plotting.draw import plt
+from privcd.plotting.draw import plt, set_panel_title
 
 METRIC_LABELS = {"accuracy": "test accuracy", "mse": "test MSE"}
 REFERENCE_STYLE = {"linestyle": "--", "linewidth": 1.2}
@@ -85,7 +85,7 @@ def _panels(keys, titles, missing, title, *, width=4.2, max_columns=3):
     figure, axes = plt.subplots(rows, columns, figsize=(width * columns, 3.4 * rows + 0.6), squeeze=False)
     axes = list(axes.flat)
     for axis, key in zip(axes, keys):
-        axis.set_title((titles or {}).get(key, key), fontsize="medium")
+        set_panel_title(axis, (titles or {}).get(key, key), fontsize="medium")
     for axis in axes[len(keys):]:
         axis.set_visible(False)
     if not keys:

@@ -1,7 +1,7 @@
 """dp-gcd Figure 2: histograms of ``|w*_j|`` with the alpha of (alpha, 5)-quasi-sparsity."""
 import textwrap
 
-from privcd.plotting.draw import plt
+from privcd.plotting.draw import plt, set_panel_title
 
 ALPHA_COLOR = "purple"  # dp-gcd Figure 2: "Purple line indicates the alpha ..."
 
@@ -30,7 +30,7 @@ def histogram_figure(histograms, *, titles=None, title=None):
         axis.axvline(first["alpha"], color=ALPHA_COLOR, linewidth=1.5,
                      label=f"α = {first['alpha']:.3g} (τ = {first['tau']})")
         axis.set_yscale("log")
-        axis.set_title((titles or {}).get(problem, problem))
+        set_panel_title(axis, (titles or {}).get(problem, problem))
         axis.set_xlabel("|w*_j|")
         axis.set_ylabel("number of coordinates")
         axis.legend(fontsize="small")
