@@ -29,14 +29,13 @@ from privcd.tuning import Experiment, run_chunk
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def experiment(config_path, mirror):
-    """The :class:`~privcd.tuning.Experiment` of a workflow config, validated (defaults filled) as
-    the workflow does."""
+def workflow_config(config_path, mirror):
+    """A workflow config, validated (defaults filled) as the workflow does."""
     from snakemake.utils import validate
     config = yaml.safe_load(Path(config_path).read_text())
     config["data_mirror"] = mirror
     validate(config, str(ROOT / "workflow/schemas/config.schema.yaml"))
-    return Experiment(config)
+    return config
 
 
 def calibrations(results, study, problem):
@@ -45,7 +44,7 @@ def calibrations(results, study, problem):
     return CalibrationStore.from_json(path.read_text()) if path.exists() else CalibrationStore()
 
 
-def project_study(study, results, sample, rng):
+def project_study(study, results, sample, rng, checkpoints):
     """``(projected core-seconds, sampled configurations, seconds measured)`` of a study's tuning."""
     problem = load_problem(Path(results) / "data" / study.problem.dataset / f"{study.problem.preprocessing}.npz",
                            study.problem)
@@ -54,7 +53,7 @@ def project_study(study, results, sample, rng):
     for configuration in study.configurations:
         by_passes[configuration["passes"]].append(configuration)
     identity = dict(base_seed=0, repetitions=study.tune_runs, paper=study.problem.paper,
-                    problem_name=study.problem.name, label=study.name, calibrations=store)
+                    problem_name=study.problem.name, label=study.name, calibrations=store, checkpoints=checkpoints)
     first = study.configurations[0]  # compile the kernels, alone and in lockstep (two runs sharing draws)
     twins = [configuration for configuration in study.configurations if configuration["passes"] == first["passes"]]
     run_chunk(problem, study.algorithm, twins[:2], **{**identity, "repetitions": 1})
@@ -83,8 +82,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rng = random.Random(0)
     rows = []
-    for study in experiment(args.config, args.mirror).studies_of(args.paper):
-        projected, sampled, measured = project_study(study, args.results, args.sample, rng)
+    config = workflow_config(args.config, args.mirror)
+    for study in Experiment(config).studies_of(args.paper):
+        projected, sampled, measured = project_study(study, args.results, args.sample, rng,
+                                                      config["tune_checkpoints"])
         rows.append((study, projected, sampled, measured))
         print(f"{study.problem.name} {study.name}: {projected:,.0f} core-s projected "
               f"({sampled} configurations x {study.tune_runs} runs measured in {measured:.1f} s)", flush=True)

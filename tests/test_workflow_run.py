@@ -77,6 +77,8 @@ def test_aggregated_results_are_tidy_with_identity_seeds(run):
         assert row.seed == derive_seed(5, "tiny/log1", row.algorithm, draws, row.repetition, "final")
     tuning = pd.read_parquet(run / "results/aggregate/tiny/tuning.parquet")
     assert len(tuning) == (4 + 1) * 2  # last checkpoint of every tuning run
+    chunk = pd.read_parquet(run / "results/tune/tiny/log1/dp-cd/chunk_0000.parquet")
+    assert chunk.groupby(["configuration", "repetition"])["checkpoint"].nunique().eq(2).all()  # tune_checkpoints 1
     best = tuning[tuning["algorithm"] == "dp-cd"].groupby("configuration")["metric_objective"].mean().idxmin()
     assert set(final.loc[final["algorithm"] == "dp-cd", "configuration"]) == {best}
 

@@ -34,6 +34,7 @@ rule tune:
         study=study,
         configurations=lambda wildcards: study(wildcards).chunk(int(wildcards.chunk)),
         base_seed=config["base_seed"],
+        checkpoints=config["tune_checkpoints"],
     conda:
         "../envs/privcd.yaml"
     log:

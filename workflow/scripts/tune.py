@@ -20,7 +20,7 @@ logging.info("%s %s chunk %s: %d configurations x %d runs", study.problem.key, s
 problem = load_problem(snakemake.input.data, study.problem)
 frame = run_chunk(problem, study.algorithm, configurations, base_seed=snakemake.params.base_seed,
                   repetitions=study.tune_runs, stage="tune", paper=study.problem.paper,
-                  problem_name=study.problem.name, label=study.name,
+                  problem_name=study.problem.name, label=study.name, checkpoints=snakemake.params.checkpoints,
                   calibrations=CalibrationStore.from_json(Path(snakemake.input.calibration).read_text()),
                   progress=logging.info, held_out=load_held_out(snakemake.input.data))
 write_parquet(frame, snakemake.output[0])

@@ -42,7 +42,6 @@ RULE_ALGORITHM_1 = 0
 RULE_GS_S = 1
 RULE_GS_R = 2
 RULE_GS_Q = 3
-DRAW_BYTES = 2**24  # Laplace draws dp_gcd_many holds at a time (16 MiB): its block of iterations
 
 
 @njit(cache=True)
@@ -280,14 +279,11 @@ def dp_gcd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code
     every configuration given a generator in the state of ``rng``, bit for bit.
 
     The Laplace draws (p for the selection, then one for the release, each iteration) come from
-    the generator alone, never from w or the scales, so they are drawn once for all K, the
-    iterations of a block of :data:`DRAW_BYTES` at a time, and a ``prange`` over the
-    configurations takes each through the block with :func:`greedy_step`, the solo kernel's
-    iteration (so the result does not depend on the number of threads). On dorothea (350 x
-    72,113 sparse, GS-r, 20 iterations, 8 configurations, one thread): 49 ms a run against 54
-    alone, measured with the branching soft thresholding, when the selection's GS-r scores took
-    1.2 ms an iteration and the draws (12 ns each) 0.72 ms; with the branch-free one the scores
-    take 0.59 ms.
+    the generator alone, never from w or the scales, so each iteration draws them once for all K
+    and a ``prange`` over the configurations takes each through it with :func:`greedy_step`, the
+    solo kernel's iteration (so the result does not depend on the number of threads); the draws
+    are read while still in cache. On dorothea (350 x 72,113 sparse, GS-r, 20 iterations, 8
+    configurations, one thread): XX ms a run against YY alone.
 
     Parameters as :func:`dp_gcd`, with ``step_sizes``, ``thresholds``, ``sel_scale`` and
     ``release_scale`` of shape (K, p) and ``W0`` of shape (K, p). Returns ``W`` (K, p),
@@ -302,33 +298,22 @@ def dp_gcd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code
     n_checkpoints = checkpoints.shape[0]
     snapshots = np.empty((K, n_checkpoints, p))
     selected = np.empty((K, n_iterations), dtype=np.int64)
-    block_size = max(1, min(n_iterations, DRAW_BYTES // (8 * (p + 1))))
-    draws = np.empty((block_size, p))
-    release_draws = np.empty(block_size)
-    first = 0  # the first checkpoint not yet recorded
-    for start in range(0, n_iterations, block_size):
-        block = min(block_size, n_iterations - start)
-        for t in range(block):  # dp_gcd's order of draws
-            for j in range(p):
-                draws[t, j] = standard_laplace(rng)
-            release_draws[t] = standard_laplace(rng)
-        last = first  # the checkpoints recorded in this block: first .. last - 1
-        while last < n_checkpoints and checkpoints[last] < start + block:
-            last += 1
+    derivatives = np.empty((K, n))
+    gradients = np.empty((K, p))
+    draws = np.empty(p)
+    c = 0
+    for it in range(n_iterations):
+        while c < n_checkpoints and checkpoints[c] == it:
+            snapshots[:, c] = W
+            c += 1
+        for j in range(p):  # dp_gcd's order of draws
+            draws[j] = standard_laplace(rng)
+        release_draw = standard_laplace(rng)
         for k in prange(K):
-            w, z = W[k], Z[k]
-            derivatives = np.empty(n)
-            gradient = np.empty(p)
-            for t in range(block):
-                for c in range(first, last):
-                    if checkpoints[c] == start + t:
-                        snapshots[k, c] = w
-                selected[k, start + t] = greedy_step(
-                    is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, M, step_sizes[k],
-                    thresholds[k], sel_scale[k], release_scale[k], rule, draws[t], release_draws[t], w, z,
-                    derivatives, gradient)
-        first = last
-    for k in range(K):
-        for c in range(first, n_checkpoints):
-            snapshots[k, c] = W[k]
+            selected[k, it] = greedy_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, M,
+                                          step_sizes[k], thresholds[k], sel_scale[k], release_scale[k], rule, draws,
+                                          release_draw, W[k], Z[k], derivatives[k], gradients[k])
+    while c < n_checkpoints:
+        snapshots[:, c] = W
+        c += 1
     return W, snapshots, selected
