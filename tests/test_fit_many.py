@@ -8,7 +8,8 @@ from privcd.algorithms import ALGORITHM_MODULES, dp_cd, dp_sgd
 from privcd.algorithms.base import kernel_key, kernel_rng
 from privcd.kernels.dp_cd import BLOCK_ITERATIONS, dp_cd_many
 from privcd.kernels.dp_gcd import RULE_GS_Q, dp_gcd_many
-from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, dp_sgd_many
+from privcd.kernels import dp_sgd as dp_sgd_kernels
+from privcd.kernels.dp_sgd import LANE, SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, TILE, dp_sgd_many
 from privcd.kernels.layout import column_arrays, row_arrays
 from privcd.privacy.reuse import CalibrationStore
 from conftest import make_problem
@@ -55,21 +56,46 @@ def test_dp_sgd_hinge_runs_made_together_are_the_runs_made_alone():
         assert_same_run(batched, privcd.fit(problem, "dp-sgd", **arguments))
 
 
-def test_a_group_split_by_the_memory_bound_gives_the_same_runs(monkeypatch):
-    problem = make_problem("logistic", "l1", 0.05)
+def test_a_group_split_by_the_memory_bound_gives_the_same_runs(monkeypatch, storage):
+    problem = make_problem("logistic", "l1", 0.05, sparse=storage == "sparse")
     runs = grid_of_runs([2])
     whole = list(privcd.fit_many(problem, "dp-sgd", runs))
     calls = []
     monkeypatch.setattr(dp_sgd, "dp_sgd_many", lambda *args: calls.append(len(args[-1])) or dp_sgd_many(*args))
-    per_run = 8 * problem.n_features * (3 + 2)  # w, the gradient and 3 checkpoints (2 passes) a run
+    # 3 checkpoints (2 passes) and w a run, and on dense X the gradient
+    per_run = 8 * problem.n_features * (3 + (1 if problem.is_sparse else 2))
     monkeypatch.setattr(dp_sgd, "MAX_GROUP_BYTES", 2 * per_run)  # two runs per kernel call
     for split, alone in zip(privcd.fit_many(problem, "dp-sgd", runs), whole):
         assert_same_run(split, alone)
     assert calls == [2, 2, 2, 2]  # the 9 runs of the seed's group in pieces of 2, the 9th alone
 
 
-def test_dp_sgd_many_does_not_depend_on_the_number_of_threads():
-    problem = make_problem("logistic", "l2", 0.05, n=300, p=9)
+@pytest.mark.parametrize("sampling", [SAMPLE_WITHOUT_REPLACEMENT, SAMPLE_POISSON])
+def test_dp_sgd_many_on_wide_sparse_x_is_dp_sgd_run_by_run(sampling):
+    """More coordinates than a tile, more configurations than a lane, checkpoints inside a block
+    and repeated: the block-wise sparse path (support steps, then noise-only sweeps) is the
+    step-by-step kernel, bit for bit."""
+    problem = make_problem("logistic", "l1", 0.02, n=40, p=TILE + 700, density=0.01, sparse=True)
+    K = LANE + 3
+    rng = np.random.default_rng(4)
+    steps, clips, stds = rng.uniform(0.01, 1.0, K), rng.uniform(0.1, 10.0, K), rng.uniform(0.0, 5.0, K)
+    checkpoints = np.array([0, 5, 37, 37, 60])
+    shared = (*row_arrays(problem), problem.y, problem.row_norms, problem.loss.code, problem.penalty.code,
+              problem.lam)
+    keys = (kernel_key(7, 0), kernel_key(7, 1))
+    W, snapshots = dp_sgd_many(*shared, steps, clips, stds, 3, sampling, 60, checkpoints, *keys,
+                               np.zeros((K, problem.n_features)))
+    for k in range(K):
+        w, alone = dp_sgd_kernels.dp_sgd(*shared, steps[k], clips[k], stds[k], 3, sampling, 60, checkpoints, *keys,
+                          np.zeros(problem.n_features))
+        np.testing.assert_array_equal(W[k], w)
+        np.testing.assert_array_equal(snapshots[k], alone)
+    assert np.count_nonzero(W[0]) > TILE  # the noise moved coordinates beyond the first tile
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_dp_sgd_many_does_not_depend_on_the_number_of_threads(sparse):
+    problem = make_problem("logistic", "l2", 0.05, n=300, p=9, sparse=sparse)
     K = 70  # more than two lanes of configurations
     rng = np.random.default_rng(0)
     steps, clips, stds = rng.uniform(0.01, 1.0, K), rng.uniform(0.1, 10.0, K), rng.uniform(0.0, 5.0, K)

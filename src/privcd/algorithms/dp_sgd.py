@@ -91,8 +91,10 @@ def batch_key(plan):
 
 def group_size(problem, plan):
     """Runs a :func:`run_many` call may hold: :data:`~privcd.algorithms.base.MAX_GROUP_BYTES` of
-    iterates and snapshots."""
-    return max(1, MAX_GROUP_BYTES // (8 * problem.n_features * (len(plan.checkpoints) + 2)))
+    iterates and snapshots, and on dense X a gradient per run (the sparse kernel keeps its
+    gradients on the support of a block's records only)."""
+    vectors_per_run = len(plan.checkpoints) + (1 if problem.is_sparse else 2)
+    return max(1, MAX_GROUP_BYTES // (8 * problem.n_features * vectors_per_run))
 
 
 def run_many(problem, plans, seed):

@@ -187,9 +187,7 @@ def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
                             end, W, Z, lag_deltas, snapshots)
         lag_j = coordinates[block - 1]
         first = last
-    for k in range(K):
-        for c in range(first, n_checkpoints):
-            snapshots[k, c] = W[:, k]
+    _record(checkpoints, first, n_checkpoints, n_iterations, 0, K, W, snapshots)  # those at the end
     return np.ascontiguousarray(W.T), snapshots
 
 
@@ -269,8 +267,8 @@ def _sparse_lane_steps(data, indices, indptr, y, loss_code, penalty_code, lam, s
             z, x, y_i = Z[indices[e], begin:end], data[e], y[indices[e]]
             for k in range(z.shape[0]):
                 totals[k] += clipped_entry(loss_code, z[k], y_i, x, thresholds_j[k])
-        w, step_sizes_j, noise_std_j, normal = W[j, begin:end], step_sizes[j, begin:end], noise_std[j, begin:end], \
-            normals[t]
+        w, step_sizes_j, noise_std_j = W[j, begin:end], step_sizes[j, begin:end], noise_std[j, begin:end]
+        normal = normals[t]
         for k in range(w.shape[0]):
             old = w[k]
             w[k] = noisy_proximal_update(penalty_code, lam, old, step_sizes_j[k], totals[k] / n, noise_std_j[k], normal)

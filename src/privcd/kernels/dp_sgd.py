@@ -19,6 +19,10 @@ steps (:func:`block_steps`) in one vectorised loop
 (:func:`~privcd.kernels.gaussian.fill_standard_normal_rows`, the same bits as a draw per step).
 On 45,312 x 8 with b = 1 a step went from about 450-650 ns to 140-165 ns. (Drawing the batches
 ahead too and loading their records into cache first was measured: no gain there.)
+
+Outside the support of its batch's records a step moves w_j by its noise alone,
+``w_j <- prox(w_j - scale (0 + sigma xi_j))``; :func:`dp_sgd_many_sparse` uses this to stream a wide
+sparse X's iterates from memory once per block of steps instead of once per step.
 """
 import math
 
@@ -27,7 +31,7 @@ from numba import njit, prange
 
 from privcd.kernels.dispatch import loss_derivative, penalty_prox
 from privcd.kernels.elementary import log_positive
-from privcd.kernels.gaussian import fill_standard_normal_rows
+from privcd.kernels.gaussian import fill_standard_normal, fill_standard_normal_rows
 from privcd.kernels.linalg import add_scaled_row
 from privcd.kernels.rows import fast_row_dot
 from privcd.kernels.streams import bounded_index, uniform_fine
@@ -39,6 +43,9 @@ SAMPLE_POISSON = 1
 LANE = 32  # configurations that take a step one after the other (dp_sgd_many)
 BLOCK_PAIRS = 512  # normal pairs drawn at a time (fill_standard_normal_rows)
 MAX_BLOCK_STEPS = 64
+SPARSE_BLOCK_STEPS = 16  # steps one sweep over the iterates covers on sparse X (dp_sgd_many_sparse)
+SPARSE_NOISE_BYTES = 2**25  # and at most this much of their normals (fewer steps on a very wide X)
+TILE = 2048  # coordinates the sweep moves at a time for every configuration of a lane (16 KiB of w)
 
 
 @njit(cache=True, inline="always")
@@ -99,10 +106,10 @@ def clear_rows(indices, indptr, batch, first, count, gradient):
 
 
 @njit(cache=True, inline="always")
-def noisy_proximal_step(penalty_code, lam, step, scale, noise_std, gradient, noise, s, w):
-    """``w <- prox_{step psi}(w - scale (gradient + noise_std noise[s]))``, coordinate by coordinate."""
+def noisy_proximal_step(penalty_code, lam, step, scale, noise_std, gradient, normals, w):
+    """``w <- prox_{step psi}(w - scale (gradient + noise_std normals))``, coordinate by coordinate."""
     for j in range(w.shape[0]):
-        w[j] = penalty_prox(penalty_code, w[j] - scale * (gradient[j] + noise_std * noise[s, j]), step, lam)
+        w[j] = penalty_prox(penalty_code, w[j] - scale * (gradient[j] + noise_std * normals[j]), step, lam)
 
 
 @njit(cache=True, inline="always")
@@ -158,11 +165,11 @@ def dp_sgd_step(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
         add_clipped_gradients(False, Xc, data, indices, indptr, y, row_norms, loss_code, clip, batch, first, count,
                               w, gradient)
     if penalty_code == l1.CODE:
-        noisy_proximal_step(l1.CODE, lam, step, scale, noise_std, gradient, noise, s, w)
+        noisy_proximal_step(l1.CODE, lam, step, scale, noise_std, gradient, noise[s], w)
     elif penalty_code == l2.CODE:
-        noisy_proximal_step(l2.CODE, lam, step, scale, noise_std, gradient, noise, s, w)
+        noisy_proximal_step(l2.CODE, lam, step, scale, noise_std, gradient, noise[s], w)
     else:
-        noisy_proximal_step(penalty_code, lam, step, scale, noise_std, gradient, noise, s, w)
+        noisy_proximal_step(penalty_code, lam, step, scale, noise_std, gradient, noise[s], w)
     if is_sparse:
         clear_rows(indices, indptr, batch, first, count, gradient)
 
@@ -278,8 +285,12 @@ def dp_sgd_many(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
 
     Parameters as :func:`dp_sgd`, with ``steps``, ``clips`` and ``noise_stds`` arrays of shape (K,)
     and ``W0`` of shape (K, p). Returns ``W`` of shape (K, p) and ``snapshots`` of shape
-    (K, len(checkpoints), p).
+    (K, len(checkpoints), p). Sparse X goes to :func:`dp_sgd_many_sparse`.
     """
+    if is_sparse:
+        return dp_sgd_many_sparse(Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps, clips,
+                                  noise_stds, batch_size, sampling, n_iterations, checkpoints, sampling_key,
+                                  noise_key, W0)
     n = y.shape[0]
     K, p = W0.shape
     W = W0.copy()
@@ -312,16 +323,138 @@ def dp_sgd_many(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
             last += 1
         for lane in prange((K + LANE - 1) // LANE):
             begin, end = lane * LANE, min(K, (lane + 1) * LANE)
-            if is_sparse:  # literal flags: each copy compiles without the other storage's branches
-                lane_steps(True, Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps,
-                           scales, clips, noise_stds, batches, capacity, counts, noise, start, block, checkpoints,
-                           first, last, begin, end, W, gradients, snapshots)
-            else:
-                lane_steps(False, Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps,
-                           scales, clips, noise_stds, batches, capacity, counts, noise, start, block, checkpoints,
-                           first, last, begin, end, W, gradients, snapshots)
+            lane_steps(False, Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps, scales,
+                       clips, noise_stds, batches, capacity, counts, noise, start, block, checkpoints, first, last,
+                       begin, end, W, gradients, snapshots)
         first = last
     for k in range(K):
         for c in range(first, n_checkpoints):
             snapshots[k, c] = W[k]
     return W, snapshots
+
+
+@njit(cache=True)
+def sparse_block_steps(p):
+    """Steps :func:`dp_sgd_many_sparse` takes per sweep: :data:`SPARSE_BLOCK_STEPS`, fewer if their
+    normals would pass :data:`SPARSE_NOISE_BYTES`."""
+    return max(1, min(SPARSE_BLOCK_STEPS, SPARSE_NOISE_BYTES // (8 * p)))
+
+
+@njit(cache=True, parallel=True)
+def dp_sgd_many_sparse(Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps, clips,
+                       noise_stds, batch_size, sampling, n_iterations, checkpoints, sampling_key, noise_key, W0):
+    """:func:`dp_sgd_many` on sparse X (CSR ``data``, ``indices``, ``indptr``): the same bits, with
+    each configuration's iterate read from memory once per block of steps, not once per step.
+
+    A block (at most :func:`sparse_block_steps` steps, ending at the next checkpoint) draws its
+    batches and normals, then splits every step ``w <- prox(w - scale (G + sigma xi))`` in two:
+
+    1. the coordinates S in the support of the block's records, gathered into a compact copy of
+       each configuration's iterate (and ``indices`` mapped into S): every configuration takes the
+       block's steps there through :func:`lane_steps`, exactly as :func:`dp_sgd` would on S;
+    2. all p coordinates take the block's steps with G = 0 (:func:`noise_only_steps`), which is
+       what a step does outside the support of its batch; the compact copies then overwrite S.
+
+    Each coordinate sees the operations of :func:`dp_sgd` in the same order, so the bits are the
+    same. On dorothea (350 x 72,113, 1% dense, b = 1, one thread) a run-pass costs 14 ms plus
+    125 ms per pass for the group's normals, against 22 ms with 10 configurations stepped one
+    step at a time over all p.
+    """
+    n = y.shape[0]
+    K, p = W0.shape
+    W = W0.copy()
+    order = np.arange(n)
+    block_size = sparse_block_steps(p)
+    noise = np.empty((block_size, p))
+    capacity = n if sampling == SAMPLE_POISSON else batch_size
+    batches = np.empty(block_size * capacity, dtype=np.int64)  # step s's at s * capacity
+    counts = np.empty(block_size, dtype=np.int64)
+    in_support = np.full(p, -1, dtype=np.int64)  # coordinate j's place in S, -1 outside it
+    support = np.empty(p, dtype=np.int64)  # S, in order of first appearance
+    local_indices = np.empty_like(indices)  # indices mapped into S (for the block's records)
+    zeros = np.zeros(TILE)
+    n_checkpoints = checkpoints.shape[0]
+    snapshots = np.empty((K, n_checkpoints, p))
+    log_keep = log_keep_probability(batch_size, n)
+    scales = steps / batch_size
+    sample_position = 0
+    noise_position = 0
+    c = 0  # the first checkpoint not yet recorded
+    start = 0
+    while start < n_iterations:
+        while c < n_checkpoints and checkpoints[c] == start:
+            for k in range(K):
+                snapshots[k, c] = W[k]
+            c += 1
+        block = min(block_size, n_iterations - start)
+        if c < n_checkpoints:
+            block = min(block, checkpoints[c] - start)
+        for s in range(block):
+            noise_position = fill_standard_normal(noise_key, noise_position, noise[s])
+        size = 0
+        for s in range(block):
+            count, sample_position = draw_batch(sampling, batch_size, log_keep, order,
+                                                batches[s * capacity:(s + 1) * capacity], sampling_key,
+                                                sample_position)
+            counts[s] = count
+            for b in range(count):
+                i = batches[s * capacity + b]
+                for e in range(indptr[i], indptr[i + 1]):
+                    j = indices[e]
+                    if in_support[j] < 0:
+                        in_support[j] = size
+                        support[size] = j
+                        size += 1
+                    local_indices[e] = in_support[j]
+        support_noise = np.empty((block, size))
+        for s in range(block):
+            for q in range(size):
+                support_noise[s, q] = noise[s, support[q]]
+        for lane in prange((K + LANE - 1) // LANE):
+            begin, end = lane * LANE, min(K, (lane + 1) * LANE)
+            compact = np.empty((end - begin, size))
+            for k in range(begin, end):
+                for q in range(size):
+                    compact[k - begin, q] = W[k, support[q]]
+            lane_steps(True, Xc, data, local_indices, indptr, y, row_norms, loss_code, penalty_code, lam,
+                       steps[begin:end], scales[begin:end], clips[begin:end], noise_stds[begin:end], batches,
+                       capacity, counts, support_noise, start, block, checkpoints, 0, 0, 0, end - begin, compact,
+                       np.zeros((end - begin, size)), snapshots)
+            noise_only_steps(penalty_code, lam, steps, scales, noise_stds, noise, block, begin, end, W, zeros)
+            for k in range(begin, end):
+                for q in range(size):
+                    W[k, support[q]] = compact[k - begin, q]
+        for q in range(size):
+            in_support[support[q]] = -1
+        start += block
+    for k in range(K):
+        for remaining in range(c, n_checkpoints):
+            snapshots[k, remaining] = W[k]
+    return W, snapshots
+
+
+@njit(cache=True, inline="always")
+def noise_only_steps(penalty_code, lam, steps, scales, noise_stds, noise, block, begin, end, W, zeros):
+    """Configurations ``begin .. end - 1`` take the steps ``s < block`` with a zero gradient on every
+    coordinate, ``w_j <- prox(w_j - scale (0 + sigma noise[s, j]))``, :data:`TILE` coordinates at
+    a time (each tile of the block's normals is read from memory once for the lane, and each tile
+    of w once for the block). Inlined and called with a literal penalty code, so that the
+    proximal step vectorises."""
+    if penalty_code == l1.CODE:
+        tiled_noise_steps(l1.CODE, lam, steps, scales, noise_stds, noise, block, begin, end, W, zeros)
+    elif penalty_code == l2.CODE:
+        tiled_noise_steps(l2.CODE, lam, steps, scales, noise_stds, noise, block, begin, end, W, zeros)
+    else:
+        tiled_noise_steps(penalty_code, lam, steps, scales, noise_stds, noise, block, begin, end, W, zeros)
+
+
+@njit(cache=True, inline="always")
+def tiled_noise_steps(penalty_code, lam, steps, scales, noise_stds, noise, block, begin, end, W, zeros):
+    """The loops of :func:`noise_only_steps`."""
+    p = W.shape[1]
+    for tile in range(0, p, TILE):
+        stop = min(p, tile + TILE)
+        for k in range(begin, end):
+            for s in range(block):
+                noisy_proximal_step(penalty_code, lam, steps[k], scales[k], noise_stds[k], zeros[:stop - tile],
+                                    noise[s, tile:stop], W[k, tile:stop])
