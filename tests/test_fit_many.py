@@ -71,11 +71,14 @@ def test_a_group_split_by_the_memory_bound_gives_the_same_runs(monkeypatch, stor
 
 
 @pytest.mark.parametrize("sampling", [SAMPLE_WITHOUT_REPLACEMENT, SAMPLE_POISSON])
-def test_dp_sgd_many_on_wide_sparse_x_is_dp_sgd_run_by_run(sampling):
-    """More coordinates than a tile, more configurations than a lane, checkpoints inside a block
-    and repeated: the block-wise sparse path (support steps, then noise-only sweeps) is the
-    step-by-step kernel, bit for bit."""
-    problem = make_problem("logistic", "l1", 0.02, n=40, p=TILE + 700, density=0.01, sparse=True)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_dp_sgd_many_on_wide_x_is_dp_sgd_run_by_run(sampling, sparse):
+    """More configurations than a lane, checkpoints inside a block and repeated. Sparse: more
+    coordinates than a tile, so the block-wise path (support steps, then noise-only sweeps) is the
+    step-by-step kernel, bit for bit. Dense: wide rows of odd length, whose blocks of normals all
+    threads draw, all 60 steps in one block."""
+    p = TILE + 700 if sparse else 2 * dp_sgd_kernels.WIDE_ROW_PAIRS + 1
+    problem = make_problem("logistic", "l1", 0.02, n=40, p=p, density=0.01 if sparse else 0.4, sparse=sparse)
     K = LANE + 3
     rng = np.random.default_rng(4)
     steps, clips, stds = rng.uniform(0.01, 1.0, K), rng.uniform(0.1, 10.0, K), rng.uniform(0.0, 5.0, K)
@@ -90,12 +93,15 @@ def test_dp_sgd_many_on_wide_sparse_x_is_dp_sgd_run_by_run(sampling):
                           np.zeros(problem.n_features))
         np.testing.assert_array_equal(W[k], w)
         np.testing.assert_array_equal(snapshots[k], alone)
-    assert np.count_nonzero(W[0]) > TILE  # the noise moved coordinates beyond the first tile
+    assert np.count_nonzero(W[0]) > (TILE if sparse else p // 2)  # the noise moved them (beyond the first tile)
+    if not sparse:  # the 60 steps in one block, its normals drawn at once
+        assert dp_sgd_kernels.block_steps(p) == dp_sgd_kernels.MAX_BLOCK_STEPS
 
 
+@pytest.mark.parametrize("p", [9, 2 * dp_sgd_kernels.WIDE_ROW_PAIRS])  # narrow rows; wide: normals drawn by all threads
 @pytest.mark.parametrize("sparse", [False, True])
-def test_dp_sgd_many_does_not_depend_on_the_number_of_threads(sparse):
-    problem = make_problem("logistic", "l2", 0.05, n=300, p=9, sparse=sparse)
+def test_dp_sgd_many_does_not_depend_on_the_number_of_threads(sparse, p):
+    problem = make_problem("logistic", "l2", 0.05, n=300, p=p, sparse=sparse)
     K = 70  # more than two lanes of configurations
     rng = np.random.default_rng(0)
     steps, clips, stds = rng.uniform(0.01, 1.0, K), rng.uniform(0.1, 10.0, K), rng.uniform(0.0, 5.0, K)

@@ -1,5 +1,6 @@
 """Vectorisable log, sin/cos of turns and Box-Muller normals: accuracy, numpy twins, Gaussian quality."""
 import mpmath
+import numba
 import numpy as np
 import pytest
 import scipy.stats
@@ -7,7 +8,8 @@ from numba import njit
 
 from privcd.kernels.elementary import (
     log_positive, log_positive_numpy, sincos_turns, sincos_turns_numpy, sqrt)
-from privcd.kernels.gaussian import fill_standard_normal, fill_standard_normal_rows, standard_normal_numpy
+from privcd.kernels.gaussian import (
+    PIECE_PAIRS, fill_standard_normal, fill_standard_normal_parallel, fill_standard_normal_rows, standard_normal_numpy)
 
 
 @njit(cache=True)
@@ -52,6 +54,23 @@ def test_a_block_of_rows_has_the_bits_of_one_fill_per_row(rows, m):
     one_by_one, expected_end = _normals(key, start, np.full(rows, m))
     assert end == expected_end
     assert np.array_equal(block.ravel().view(np.int64), one_by_one.view(np.int64))
+
+
+@pytest.mark.parametrize("m", [1, 7, 256, 2 * PIECE_PAIRS + 3])
+@pytest.mark.parametrize("rows", [1, 3])
+def test_a_block_filled_by_all_threads_has_the_bits_of_one_fill_per_row(rows, m):
+    """Rows of several pieces (the last with the odd draw's unused sine), with 1 and 2 threads."""
+    key, start = np.uint64(0xC0FFEE), 12345
+    one_by_one, expected_end = _normals(key, start, np.full(rows, m))
+    threads = numba.get_num_threads()
+    try:
+        for count in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(count)
+            block = np.full((rows, m), np.nan)
+            assert fill_standard_normal_parallel(key, start, block) == expected_end
+            assert np.array_equal(block.ravel().view(np.int64), one_by_one.view(np.int64)), count
+    finally:
+        numba.set_num_threads(threads)
 
 
 def ulps(value, exact):

@@ -13,7 +13,7 @@ from privcd.results.utility import load_held_out
 from privcd.tuning import run_chunk
 
 log_to(snakemake.log[0])
-numba.set_num_threads(snakemake.threads)  # the batched kernels' prange: the job's cores, no more
+numba.set_num_threads(snakemake.threads)  # the kernels' prange: the job's cores, no more
 study = snakemake.params.study
 selection = json.loads(Path(snakemake.input.selection).read_text())
 configurations = [entry["configuration_params"] for entry in selection]

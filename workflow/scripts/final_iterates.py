@@ -4,6 +4,7 @@ import json
 import logging
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from privcd.privacy.reuse import CalibrationStore
@@ -13,6 +14,7 @@ from privcd.results.iterates import final_iterates
 from privcd.results.joblog import log_to
 
 log_to(snakemake.log[0])
+numba.set_num_threads(snakemake.threads)  # the kernels' prange: the job's cores, no more
 study = snakemake.params.study
 selection = json.loads(Path(snakemake.input.selection).read_text())
 problem = load_problem(snakemake.input.data, study.problem)

@@ -15,10 +15,11 @@ uniform per geometric skip), the noise from stream 1 (keys from
 :func:`privcd.algorithms.base.kernel_key`), p standard normals a step in coordinate order, step t's
 at position ``2 t ceil(p / 2)`` (:func:`privcd.kernels.gaussian.fill_standard_normal`). The noise
 positions do not depend on the batches or on w, so the kernel draws the normals of a block of
-steps (:func:`block_steps`) in one vectorised loop
-(:func:`~privcd.kernels.gaussian.fill_standard_normal_rows`, the same bits as a draw per step).
-On 45,312 x 8 with b = 1 a step went from about 450-650 ns to 140-165 ns. (Drawing the batches
-ahead too and loading their records into cache first was measured: no gain there.)
+steps (:func:`block_steps`) at once (:func:`draw_noise`, the same bits as a draw per step): for
+narrow rows in one vectorised loop (on 45,312 x 8 with b = 1 a step went from about 450-650 ns
+to 140-165 ns), for wide rows shared among numba's threads (on 1,000 x 1,000, 5.6 us a step to
+3.3 with 2 threads). (Drawing the batches ahead too and loading their records into cache first
+was measured: no gain there.)
 
 Outside the support of its batch's records a step moves w_j by its noise alone,
 ``w_j <- prox(w_j - scale (0 + sigma xi_j))``; :func:`dp_sgd_many_sparse` uses this to stream a wide
@@ -31,7 +32,7 @@ from numba import njit, prange
 
 from privcd.kernels.dispatch import loss_derivative, penalty_prox
 from privcd.kernels.elementary import log_positive
-from privcd.kernels.gaussian import fill_standard_normal, fill_standard_normal_rows
+from privcd.kernels.gaussian import fill_standard_normal_parallel, fill_standard_normal_rows
 from privcd.kernels.linalg import add_scaled_row
 from privcd.kernels.rows import fast_row_dot
 from privcd.kernels.streams import bounded_index, uniform_fine
@@ -41,7 +42,9 @@ from privcd.penalties import l1, l2
 SAMPLE_WITHOUT_REPLACEMENT = 0
 SAMPLE_POISSON = 1
 LANE = 32  # configurations that take a step one after the other (dp_sgd_many)
-BLOCK_PAIRS = 512  # normal pairs drawn at a time (fill_standard_normal_rows)
+BLOCK_PAIRS = 512  # normal pairs drawn at a time for narrow rows (in L1)
+WIDE_BLOCK_PAIRS = 16384  # and for wide rows, by all threads (256 KiB)
+WIDE_ROW_PAIRS = 128  # rows of at least this many pairs (p >= 255) are wide
 MAX_BLOCK_STEPS = 64
 SPARSE_BLOCK_STEPS = 16  # steps one sweep over the iterates covers on sparse X (dp_sgd_many_sparse)
 SPARSE_NOISE_BYTES = 2**25  # and at most this much of their normals (fewer steps on a very wide X)
@@ -176,9 +179,58 @@ def dp_sgd_step(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
 
 @njit(cache=True)
 def block_steps(p):
-    """Steps whose noise is drawn at a time: enough for :data:`BLOCK_PAIRS` normal pairs, at most
-    :data:`MAX_BLOCK_STEPS`."""
-    return min(MAX_BLOCK_STEPS, max(1, BLOCK_PAIRS // ((p + 1) // 2)))
+    """Steps whose noise is drawn at a time: enough for :data:`BLOCK_PAIRS` normal pairs
+    (:data:`WIDE_BLOCK_PAIRS` for wide rows), at most :data:`MAX_BLOCK_STEPS`."""
+    h = (p + 1) // 2
+    pairs = WIDE_BLOCK_PAIRS if h >= WIDE_ROW_PAIRS else BLOCK_PAIRS
+    return min(MAX_BLOCK_STEPS, max(1, pairs // h))
+
+
+@njit(cache=True)
+def noise_buffers(block_size, p):
+    """``(noise, cosines, sines)`` for :func:`draw_noise` with blocks of at most ``block_size`` steps."""
+    h = (p + 1) // 2
+    scratch = block_size * h if h < WIDE_ROW_PAIRS else 0
+    return np.empty((block_size, p)), np.empty(scratch), np.empty(scratch)
+
+
+@njit(cache=True)
+def draw_noise(key, position, noise, cosines, sines):
+    """Row s of ``noise`` (C order) for step s of a block: the next ``len(noise)`` steps' normals
+    from stream ``key`` at ``position``; returns the next position. Narrow rows in one vectorised
+    loop (:func:`~privcd.kernels.gaussian.fill_standard_normal_rows`), wide rows shared among
+    numba's threads (:func:`~privcd.kernels.gaussian.fill_standard_normal_parallel`): the same
+    bits as a draw per step either way."""
+    if (noise.shape[1] + 1) // 2 >= WIDE_ROW_PAIRS:
+        return fill_standard_normal_parallel(key, position, noise)
+    return fill_standard_normal_rows(key, position, noise, cosines, sines)
+
+
+@njit(cache=True)
+def batch_buffers(sampling, batch_size, n, block_size):
+    """``(order, capacity, batches, counts)`` for :func:`draw_batches` with blocks of at most
+    ``block_size`` steps: the Fisher-Yates state, the records a step can draw and the space for them."""
+    capacity = n if sampling == SAMPLE_POISSON else batch_size
+    return (np.arange(n), capacity, np.empty(block_size * capacity, dtype=np.int64),
+            np.empty(block_size, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def draw_batches(sampling, batch_size, log_keep, order, batches, capacity, counts, block, key, position):
+    """The batches of the next ``block`` steps (:func:`draw_batch`): step s's ``counts[s]`` records
+    at ``batches[s * capacity:]``; returns the next position."""
+    for s in range(block):
+        counts[s], position = draw_batch(sampling, batch_size, log_keep, order,
+                                         batches[s * capacity:(s + 1) * capacity], key, position)
+    return position
+
+
+@njit(cache=True, inline="always")
+def record_remaining(first, W, snapshots):
+    """Every configuration's iterate at the checkpoints from ``first`` on (those at the end of the run)."""
+    for k in range(W.shape[0]):
+        for c in range(first, snapshots.shape[1]):
+            snapshots[k, c] = W[k]
 
 
 @njit(cache=True)
@@ -221,9 +273,7 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
     gradient = np.zeros(p)
     order = np.arange(n)
     steps = block_steps(p)
-    noise = np.empty((steps, p))
-    cosines = np.empty(steps * ((p + 1) // 2))
-    sines = np.empty_like(cosines)
+    noise, cosines, sines = noise_buffers(steps, p)
     batch = np.empty(n if sampling == SAMPLE_POISSON else batch_size, dtype=np.int64)
     snapshots = np.empty((checkpoints.shape[0], p))
     log_keep = log_keep_probability(batch_size, n)
@@ -233,7 +283,7 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
     c = 0
     for start in range(0, n_iterations, steps):
         block = min(steps, n_iterations - start)
-        noise_position = fill_standard_normal_rows(noise_key, noise_position, noise[:block], cosines, sines)
+        noise_position = draw_noise(noise_key, noise_position, noise[:block], cosines, sines)
         for s in range(block):
             while c < checkpoints.shape[0] and checkpoints[c] == start + s:
                 snapshots[c] = w
@@ -295,14 +345,9 @@ def dp_sgd_many(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
     K, p = W0.shape
     W = W0.copy()
     gradients = np.zeros((K, p))
-    order = np.arange(n)
     block_size = block_steps(p)
-    noise = np.empty((block_size, p))
-    cosines = np.empty(block_size * ((p + 1) // 2))
-    sines = np.empty_like(cosines)
-    capacity = n if sampling == SAMPLE_POISSON else batch_size  # records a step can draw
-    batches = np.empty(block_size * capacity, dtype=np.int64)  # step s's at s * capacity
-    counts = np.empty(block_size, dtype=np.int64)
+    noise, cosines, sines = noise_buffers(block_size, p)
+    order, capacity, batches, counts = batch_buffers(sampling, batch_size, n, block_size)
     n_checkpoints = checkpoints.shape[0]
     snapshots = np.empty((K, n_checkpoints, p))
     log_keep = log_keep_probability(batch_size, n)
@@ -312,12 +357,9 @@ def dp_sgd_many(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
     first = 0  # the first checkpoint not yet recorded
     for start in range(0, n_iterations, block_size):
         block = min(block_size, n_iterations - start)
-        noise_position = fill_standard_normal_rows(noise_key, noise_position, noise[:block], cosines, sines)
-        for s in range(block):
-            count, sample_position = draw_batch(sampling, batch_size, log_keep, order,
-                                                batches[s * capacity:(s + 1) * capacity], sampling_key,
-                                                sample_position)
-            counts[s] = count
+        noise_position = draw_noise(noise_key, noise_position, noise[:block], cosines, sines)
+        sample_position = draw_batches(sampling, batch_size, log_keep, order, batches, capacity, counts, block,
+                                       sampling_key, sample_position)
         last = first  # the checkpoints recorded in this block: first .. last - 1
         while last < n_checkpoints and checkpoints[last] < start + block:
             last += 1
@@ -327,9 +369,7 @@ def dp_sgd_many(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
                        clips, noise_stds, batches, capacity, counts, noise, start, block, checkpoints, first, last,
                        begin, end, W, gradients, snapshots)
         first = last
-    for k in range(K):
-        for c in range(first, n_checkpoints):
-            snapshots[k, c] = W[k]
+    record_remaining(first, W, snapshots)
     return W, snapshots
 
 
@@ -364,12 +404,9 @@ def dp_sgd_many_sparse(Xc, data, indices, indptr, y, row_norms, loss_code, penal
     n = y.shape[0]
     K, p = W0.shape
     W = W0.copy()
-    order = np.arange(n)
     block_size = sparse_block_steps(p)
-    noise = np.empty((block_size, p))
-    capacity = n if sampling == SAMPLE_POISSON else batch_size
-    batches = np.empty(block_size * capacity, dtype=np.int64)  # step s's at s * capacity
-    counts = np.empty(block_size, dtype=np.int64)
+    noise, cosines, sines = noise_buffers(block_size, p)
+    order, capacity, batches, counts = batch_buffers(sampling, batch_size, n, block_size)
     in_support = np.full(p, -1, dtype=np.int64)  # coordinate j's place in S, -1 outside it
     support = np.empty(p, dtype=np.int64)  # S, in order of first appearance
     local_indices = np.empty_like(indices)  # indices mapped into S (for the block's records)
@@ -390,15 +427,12 @@ def dp_sgd_many_sparse(Xc, data, indices, indptr, y, row_norms, loss_code, penal
         block = min(block_size, n_iterations - start)
         if c < n_checkpoints:
             block = min(block, checkpoints[c] - start)
-        for s in range(block):
-            noise_position = fill_standard_normal(noise_key, noise_position, noise[s])
+        noise_position = draw_noise(noise_key, noise_position, noise[:block], cosines, sines)
+        sample_position = draw_batches(sampling, batch_size, log_keep, order, batches, capacity, counts, block,
+                                       sampling_key, sample_position)
         size = 0
         for s in range(block):
-            count, sample_position = draw_batch(sampling, batch_size, log_keep, order,
-                                                batches[s * capacity:(s + 1) * capacity], sampling_key,
-                                                sample_position)
-            counts[s] = count
-            for b in range(count):
+            for b in range(counts[s]):
                 i = batches[s * capacity + b]
                 for e in range(indptr[i], indptr[i + 1]):
                     j = indices[e]
@@ -428,9 +462,7 @@ def dp_sgd_many_sparse(Xc, data, indices, indptr, y, row_norms, loss_code, penal
         for q in range(size):
             in_support[support[q]] = -1
         start += block
-    for k in range(K):
-        for remaining in range(c, n_checkpoints):
-            snapshots[k, remaining] = W[k]
+    record_remaining(c, W, snapshots)
     return W, snapshots
 
 

@@ -21,10 +21,12 @@ term would be 8192 times larger, comparable to delta = 1/n**2 for the largest ru
 ``sqrt`` is IEEE's, so the loop vectorises and its numpy twin gives the same bits.
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from privcd.kernels.elementary import log_positive, log_positive_numpy, sincos_turns, sincos_turns_numpy, sqrt
 from privcd.kernels.streams import uniform, uniform_fine, uniform_fine_numpy, uniform_numpy
+
+PIECE_PAIRS = 4096  # normal pairs a thread draws at a time (fill_standard_normal_parallel)
 
 
 @njit(cache=True, inline="always")
@@ -39,20 +41,45 @@ def box_muller(key, counter):
     return radius * cos, radius * sin
 
 
+@njit(cache=True, inline="always")
+def fill_pairs(key, position, cosines, sines):
+    """``cosines[k], sines[k] = g1, g2`` of the pair at word ``position + 2 k`` for ``k < len(sines)``,
+    then ``cosines[k] = g1`` alone up to ``len(cosines)`` (the unused sine of an odd draw's last pair)."""
+    for k in range(sines.shape[0]):
+        g1, g2 = box_muller(key, position + 2 * k)
+        cosines[k] = g1
+        sines[k] = g2
+    for k in range(sines.shape[0], cosines.shape[0]):
+        cosines[k] = box_muller(key, position + 2 * k)[0]
+
+
 @njit(cache=True)
 def fill_standard_normal(key, position, out):
     """Fill ``out`` (float64, 1-D) with standard normals from stream ``key`` at ``position``; return
     the next position (``position + 2 ceil(len(out) / 2)``)."""
-    m = out.shape[0]
-    h = (m + 1) // 2
-    sines = out[h:]  # a view indexed from 0: ``out[h + k]`` would carry a negative-index check
-    for k in range(m - h):
-        g1, g2 = box_muller(key, position + 2 * k)
-        out[k] = g1
-        sines[k] = g2
-    if m > 2 * (m - h):
-        out[h - 1] = box_muller(key, position + 2 * (h - 1))[0]
+    h = (out.shape[0] + 1) // 2
+    fill_pairs(key, position, out[:h], out[h:])
     return position + 2 * h
+
+
+@njit(cache=True, parallel=True)
+def fill_standard_normal_parallel(key, position, out):
+    """Fill each row s of ``out`` (float64, 2-D) as ``fill_standard_normal(key, position + 2 s h,
+    out[s])`` would (h = ceil(p / 2) pairs a row), the same bits, with the rows cut into pieces of
+    :data:`PIECE_PAIRS` pairs that a ``prange`` shares among numba's threads (a stream word is a
+    function of its counter, so any piece can be drawn first). Returns the next position.
+
+    For a block of wide rows: 32 rows of 1,000 normals here took 69 us with 2 threads, 132 us
+    with one (a launch costs about 2 us).
+    """
+    rows, m = out.shape
+    h = (m + 1) // 2
+    pieces = (h + PIECE_PAIRS - 1) // PIECE_PAIRS
+    for q in prange(rows * pieces):
+        s, first = q // pieces, (q % pieces) * PIECE_PAIRS
+        last = min(h, first + PIECE_PAIRS)
+        fill_pairs(key, position + 2 * (s * h + first), out[s, first:last], out[s, h + first:h + min(last, m - h)])
+    return position + 2 * rows * h
 
 
 @njit(cache=True)
