@@ -18,7 +18,7 @@ positions do not depend on the batches or on w, so the kernel draws the normals 
 steps (:func:`block_steps`) at once (:func:`draw_noise`, the same bits as a draw per step): for
 narrow rows in one vectorised loop (on 45,312 x 8 with b = 1 a step went from about 450-650 ns
 to 140-165 ns), for wide rows shared among numba's threads (on 1,000 x 1,000, 5.6 us a step to
-3.3 with 2 threads). (Drawing the batches ahead too and loading their records into cache first
+3.5 with 2 threads). (Drawing the batches ahead too and loading their records into cache first
 was measured: no gain there.)
 
 Outside the support of its batch's records a step moves w_j by its noise alone,
