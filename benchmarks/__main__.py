@@ -2,7 +2,8 @@
 [--algorithms NAME ...] [--output results/benchmarks]``.
 
 Sections (one module each): ``shapes`` (seconds per pass against the hardware bound and plain
-numpy), ``peers`` (Opacus), ``grid`` (configurations per second), ``memory`` (peak RSS of a tuning
+numpy), ``bounds`` (the least time a pass's unavoidable work takes, against the same bound),
+``peers`` (Opacus), ``grid`` (configurations per second), ``memory`` (peak RSS of a tuning
 chunk), ``warm`` (a second process's first fit). Writes ``benchmarks.md`` and ``benchmarks.json``
 under the output directory and prints the Markdown. Not a timed test: numbers are wall-clock
 medians on whatever else the machine is doing.
@@ -15,11 +16,12 @@ import time
 from pathlib import Path
 
 from privcd.algorithms import ALGORITHMS
-from benchmarks import grid, memory, peers, shapes, warm
+from benchmarks import bounds, grid, memory, peers, shapes, warm
 
 SECTIONS = {
     "shapes": ("Seconds per pass against the hardware bound", lambda args: shapes.run(args.algorithms, args.quick),
                shapes.markdown),
+    "bounds": ("What bounds DP-CD and DP-SGD", lambda args: bounds.run(args.quick), bounds.markdown),
     "peers": ("Against Opacus", lambda args: peers.run(args.quick), peers.markdown),
     "grid": ("Grid throughput", lambda args: grid.run(args.algorithms, args.quick), grid.markdown),
     "memory": ("Memory of a tuning chunk", lambda args: memory.run(args.algorithms, args.quick), memory.markdown),

@@ -1,0 +1,112 @@
+"""What bounds the kernels that miss the issues' ceilings: the work a pass cannot skip, timed alone.
+
+A DP-CD pass on dense X takes p coordinate steps, each one pass over the n samples that updates the
+residuals and sums the clipped derivatives (``kernels/linalg.py::lagged_clipped_gradient_sum``);
+a DP-SGD pass with batch size 1 takes n steps, each drawing p Gaussian normals. Timing those pieces
+alone, on the shapes of ``shapes.py``, gives the least time a pass can take with them, as a ratio
+to the hardware bound (one ``X.T @ r``, one thread): the ratio no schedule of the same arithmetic
+can beat on this machine, to set beside the issue's ceiling of 3.
+"""
+import numpy as np
+from numba import njit
+from threadpoolctl import threadpool_limits
+
+from privcd.kernels.gaussian import fill_standard_normal, fill_standard_normal_parallel
+from privcd.kernels.layout import column_arrays
+from privcd.kernels.linalg import lagged_clipped_gradient_sum
+from benchmarks.harness import median_seconds
+from benchmarks.shapes import make_problem, make_X
+
+SHAPES = [("california", 20_640, 8), ("square", 1_000, 1_000)]
+CEILING = 3.0  # issues 2 and 7: DP-CD and DP-SGD per pass at most 3x one X.T @ r
+NORMALS = 2**16  # normals a timing of the draws fills
+ROWS_PER_BLOCK = 32  # rows of 1,000 normals one parallel draw fills (DP-SGD's block on 1,000 x 1,000)
+
+
+@njit
+def coordinate_passes(is_sparse, Xf, data, indices, indptr, y, loss_code, z, steps):
+    """``steps`` DP-CD coordinate passes over the samples, coordinates in turn, each with a lag to
+    apply (a call from Python would cost more than a pass over 1,000 samples); the sum of the
+    gradient entries, so that nothing is left out."""
+    p = Xf.shape[1]
+    total = 0.0
+    for t in range(steps):
+        j = t % p
+        total += lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, (j + p - 1) % p, 1e-12, j, z, y,
+                                             loss_code, 1.0)
+    return total
+
+
+def coordinate_pass_seconds(problem, repeats):
+    """Median time of one DP-CD coordinate pass over the samples (residual update, clipped
+    derivatives, sum), from a loop of passes that takes at least a millisecond."""
+    arguments = (*column_arrays(problem), problem.y, problem.loss.code, np.zeros(problem.n_samples))
+    steps = max(1, 200_000 // problem.n_samples)
+    coordinate_passes(*arguments, 1)  # compile
+    return median_seconds(lambda: coordinate_passes(*arguments, steps), repeats, minimum_seconds=0.2) / steps
+
+
+def normal_seconds(repeats):
+    """Median seconds per standard normal: one thread (a 1-D fill) and all threads (a block of rows)."""
+    key = np.uint64(0x5EED)
+    line = np.empty(NORMALS)
+    block = np.empty((ROWS_PER_BLOCK, 1_000))
+    fill_standard_normal(key, 0, line)
+    fill_standard_normal_parallel(key, 0, block)
+    one = median_seconds(lambda: fill_standard_normal(key, 0, line), repeats, minimum_seconds=0.2) / NORMALS
+    every = median_seconds(lambda: fill_standard_normal_parallel(key, 0, block), repeats,
+                           minimum_seconds=0.2) / block.size
+    return one, every
+
+
+def run(quick):
+    repeats = 5 if quick else 21
+    per_normal, per_normal_threads = normal_seconds(repeats)
+    rows = []
+    for name, n, p in SHAPES:
+        X = make_X(n, p, None)
+        r = np.random.default_rng(0).normal(size=n)
+        with threadpool_limits(limits=1, user_api="blas"):
+            bound = median_seconds(lambda: X.T @ r, repeats, minimum_seconds=0.2)
+        for loss, penalty in (("squared", "l1"), ("logistic", "l2")):
+            problem = make_problem(X, loss, penalty, 1e-3, False)
+            coordinate = coordinate_pass_seconds(problem, repeats)
+            rows.append({"shape": name, "n": n, "p": p, "loss": loss, "bound_seconds": bound,
+                         "coordinate_pass_seconds": coordinate,
+                         "dp_cd_least_ratio": p * coordinate / bound})
+        rows.append({"shape": name, "n": n, "p": p, "loss": "any", "bound_seconds": bound,
+                     "normal_seconds": per_normal, "normal_seconds_all_threads": per_normal_threads,
+                     "dp_sgd_least_ratio": n * p * per_normal / bound,
+                     "dp_sgd_least_ratio_all_threads": n * p * per_normal_threads / bound})
+    return rows
+
+
+def markdown(rows):
+    lines = ["| shape (n x p) | what a pass must do | ns each | least ms / pass | bound ms (1 thread) | "
+             "least ratio to the bound | ceiling |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        shape = f"{r['shape']} ({r['n']:,} x {r['p']:,})"
+        bound_ms = r["bound_seconds"] * 1e3
+        if "coordinate_pass_seconds" in r:
+            per_sample = r["coordinate_pass_seconds"] / r["n"]
+            lines.append(f"| {shape} | DP-CD, {r['loss']}: p passes over the n samples (residual update, "
+                         f"clipped derivative, sum) | {per_sample * 1e9:.2f} a sample | "
+                         f"{r['p'] * r['coordinate_pass_seconds'] * 1e3:.3f} | {bound_ms:.3f} | "
+                         f"{r['dp_cd_least_ratio']:.1f} | {CEILING:g} |")
+        else:
+            for label, per, ratio in (("one thread", r["normal_seconds"], r["dp_sgd_least_ratio"]),
+                                      ("all threads", r["normal_seconds_all_threads"],
+                                       r["dp_sgd_least_ratio_all_threads"])):
+                lines.append(f"| {shape} | DP-SGD, batch 1: n p Gaussian normals ({label}) | {per * 1e9:.2f} a "
+                             f"normal | {r['n'] * r['p'] * per * 1e3:.3f} | {bound_ms:.3f} | {ratio:.1f} | "
+                             f"{CEILING:g} |")
+    lines += ["", "Bound: one `X.T @ r` with one BLAS thread, as the kernels' passes run on one thread (the "
+              "shapes section divides by the faster of 1 and all threads). "
+              "Each piece timed alone (medians), with nothing else of the pass: a pass of the kernel also "
+              "draws its random numbers, takes its proximal steps and, for DP-SGD, its dot products, so it "
+              "takes longer than *least ms*. A least ratio above the ceiling means the ceiling cannot be met "
+              "with this arithmetic on this machine: for the logistic loss, each sample-step evaluates an "
+              "`exp` and a division (`kernels/elementary.py::exp`, vectorised); for DP-SGD, each step draws "
+              "p Box-Muller normals from the SplitMix64 stream (`kernels/gaussian.py`), whose bits the "
+              "runs' reproducibility fixes."]
+    return "\n".join(lines)
