@@ -1,4 +1,9 @@
 """DP-SGD: descent without noise, sampling, clipping sensitivity, noise scale."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -159,3 +164,32 @@ def test_batch_size_larger_than_n_is_named():
     problem = make_problem("logistic", "l2", 0.01)
     with pytest.raises(ValueError, match=f"batch_size=1000 exceeds the number of records n={problem.n_samples}"):
         privcd.fit(problem, "dp-sgd", epsilon=1.0, delta=1e-5, passes=1, step=0.1, clip=1.0, batch_size=1000)
+
+
+_WARM_CACHE_SCRIPT = """
+import sys, numpy as np, privcd
+sys.path.insert(0, 'tests')
+from conftest import make_problem
+if sys.argv[1] == 'draw':  # the parallel draw alone: cached apart from the kernels that call it
+    from privcd.kernels.gaussian import fill_standard_normal_parallel
+    fill_standard_normal_parallel(np.uint64(1), 0, np.empty((2, 300)))
+    sys.exit()
+for p in (9, 300):  # normals drawn in one loop; by every thread (fill_standard_normal_parallel)
+    problem = make_problem('logistic', 'l1', 0.02, n=50, p=p)
+    run = privcd.fit(problem, 'dp-sgd', epsilon=1.0, delta=1e-5, passes=1, step=0.5, clip=1.0, seed=3)
+    sys.stdout.write(run.w.tobytes().hex())
+"""
+
+
+def test_dp_sgd_runs_from_a_warm_numba_cache_in_a_new_process(tmp_path):
+    """DP-SGD's solo kernel, not itself parallel, calls the parallel normal draw. With the draw
+    cached by one process, the kernel compiled against it by a second and loaded from the cache
+    by a third, the third jumped to address 0 (numba starts its threading layer when a parallel
+    function's own dispatcher compiles or loads, and the kernel's cache entry did not say so):
+    it must run, with the bits of the second."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", _WARM_CACHE_SCRIPT, stage], cwd=root, env=env, capture_output=True,
+                           text=True) for stage in ("draw", "fit", "fit")]
+    assert [run.returncode for run in runs] == [0, 0, 0], [run.stderr[-2000:] for run in runs]
+    assert runs[1].stdout == runs[2].stdout != ""

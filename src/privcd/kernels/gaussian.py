@@ -20,6 +20,7 @@ unconditioned u1, so a mechanism calibrated to (epsilon, delta) for exact Gaussi
 term would be 8192 times larger, comparable to delta = 1/n**2 for the largest runs. ``log`` and ``sin``/``cos`` are :mod:`privcd.kernels.elementary`'s (under 1 and 2 ulp),
 ``sqrt`` is IEEE's, so the loop vectorises and its numpy twin gives the same bits.
 """
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -27,6 +28,13 @@ from privcd.kernels.elementary import log_positive, log_positive_numpy, sincos_t
 from privcd.kernels.streams import uniform, uniform_fine, uniform_fine_numpy, uniform_numpy
 
 PIECE_PAIRS = 4096  # normal pairs a thread draws at a time (fill_standard_normal_parallel)
+
+# Start numba's threading layer now, before any kernel that calls fill_standard_normal_parallel is
+# loaded: a kernel compiled without ``parallel=True`` (DP-SGD's) but calling a parallel function
+# carries calls into the threading layer, whose symbols numba registers only when it starts the
+# layer (for a parallel function's own dispatcher, when that compiles or loads). Loaded from the
+# disk cache into a process that had not started it, DP-SGD jumped to address 0 (a segfault).
+numba.get_num_threads()
 
 
 @njit(cache=True, inline="always")
