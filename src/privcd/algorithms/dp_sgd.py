@@ -26,6 +26,7 @@ Runs that differ only in ``step`` and ``clip`` (``SHARED_DRAWS``) draw the same 
 for the same seed; :func:`run_many` makes them in one call of
 :func:`~privcd.kernels.dp_sgd.dp_sgd_many` (:func:`privcd.fit_many`).
 """
+import numba
 import numpy as np
 
 from privcd import privacy
@@ -77,6 +78,7 @@ def run(problem, plan, seed):
     """Run the :func:`privcd.kernels.dp_sgd.dp_sgd` kernel from w = 0 on the streams :func:`kernel_key` ``(seed, 0)`` (batches) and ``(seed, 1)`` (noise)."""
     k = plan.kernel
     check_span("n_samples", problem.n_samples)
+    numba.get_num_threads()  # starts numba's threading layer, which the kernel's normal draws need
     return dp_sgd(*row_arrays(problem), problem.y, problem.row_norms, problem.loss.code,
                   problem.penalty.code, problem.lam, k["step"], k["clip"], k["noise_std"],
                   k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, kernel_key(seed, 0),

@@ -20,7 +20,6 @@ unconditioned u1, so a mechanism calibrated to (epsilon, delta) for exact Gaussi
 term would be 8192 times larger, comparable to delta = 1/n**2 for the largest runs. ``log`` and ``sin``/``cos`` are :mod:`privcd.kernels.elementary`'s (under 1 and 2 ulp),
 ``sqrt`` is IEEE's, so the loop vectorises and its numpy twin gives the same bits.
 """
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -29,12 +28,6 @@ from privcd.kernels.streams import uniform, uniform_fine, uniform_fine_numpy, un
 
 PIECE_PAIRS = 4096  # normal pairs a thread draws at a time (fill_standard_normal_parallel)
 
-# Start numba's threading layer now, before any kernel that calls fill_standard_normal_parallel is
-# loaded: a kernel compiled without ``parallel=True`` (DP-SGD's) but calling a parallel function
-# carries calls into the threading layer, whose symbols numba registers only when it starts the
-# layer (for a parallel function's own dispatcher, when that compiles or loads). Loaded from the
-# disk cache into a process that had not started it, DP-SGD jumped to address 0 (a segfault).
-numba.get_num_threads()
 
 
 @njit(cache=True, inline="always")
@@ -79,6 +72,13 @@ def fill_standard_normal_parallel(key, position, out):
 
     For a block of wide rows: 32 rows of 1,000 normals here took 69 us with 2 threads, 132 us
     with one (a launch costs about 2 us).
+
+    A kernel compiled without ``parallel=True`` that calls this one must run in a process whose
+    threading layer has started (``numba.get_num_threads()``): numba starts it when a parallel
+    function's own dispatcher compiles or loads, and the cache entry of a kernel compiled against
+    this function loaded from the cache does not say that it needs it. Loaded so into a fresh
+    process, DP-SGD's solo kernel jumped to address 0 (:func:`privcd.algorithms.dp_sgd.run`
+    starts the layer first).
     """
     rows, m = out.shape
     h = (m + 1) // 2
