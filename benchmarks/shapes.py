@@ -78,6 +78,7 @@ def floor_of(name, sparse):
 
 
 def passes_of(plan):
+    """The passes a plan's iterations make."""
     return plan.n_iterations / plan.iterations_per_pass
 
 
@@ -101,7 +102,8 @@ def benchmark(name, module, shape, problem, quick):
     floor = floor_of(name, problem.is_sparse)
     row = {"algorithm": name, "shape": shape, "n": problem.n_samples, "p": problem.n_features,
            "sparse": problem.is_sparse, "loss": problem.loss.name, "penalty": problem.penalty.name,
-           "seconds_per_pass": kernel, "call_seconds": start_up - passes_of(one) * kernel, "bound_seconds": best, "ratio_to_bound": kernel / best,
+           "seconds_per_pass": kernel, "call_seconds": start_up - passes_of(one) * kernel,
+           "bound_seconds": best, "ratio_to_bound": kernel / best,
            "one_thread_bound_seconds": one_thread, "ratio_to_one_thread_bound": kernel / one_thread,
            "bound_floor": floor, "meets_bound_floor": None if floor is None else bool(kernel / best <= floor)}
     reference = numpy_reference(module.__name__.rsplit(".", 1)[-1])

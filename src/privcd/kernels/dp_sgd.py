@@ -178,19 +178,24 @@ def dp_sgd_step(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
 
 
 @njit(cache=True)
+def wide_rows(p):
+    """Whether rows of p normals are drawn by all threads: at least :data:`WIDE_ROW_PAIRS` pairs."""
+    return (p + 1) // 2 >= WIDE_ROW_PAIRS
+
+
+@njit(cache=True)
 def block_steps(p):
     """Steps whose noise is drawn at a time: enough for :data:`BLOCK_PAIRS` normal pairs
     (:data:`WIDE_BLOCK_PAIRS` for wide rows), at most :data:`MAX_BLOCK_STEPS`."""
-    h = (p + 1) // 2
-    pairs = WIDE_BLOCK_PAIRS if h >= WIDE_ROW_PAIRS else BLOCK_PAIRS
-    return min(MAX_BLOCK_STEPS, max(1, pairs // h))
+    pairs = WIDE_BLOCK_PAIRS if wide_rows(p) else BLOCK_PAIRS
+    return min(MAX_BLOCK_STEPS, max(1, pairs // ((p + 1) // 2)))
 
 
 @njit(cache=True)
 def noise_buffers(block_size, p):
-    """``(noise, cosines, sines)`` for :func:`draw_noise` with blocks of at most ``block_size`` steps."""
-    h = (p + 1) // 2
-    scratch = block_size * h if h < WIDE_ROW_PAIRS else 0
+    """``(noise, cosines, sines)`` for :func:`draw_noise` with blocks of at most ``block_size`` steps
+    (the scratch arrays only for narrow rows)."""
+    scratch = 0 if wide_rows(p) else block_size * ((p + 1) // 2)
     return np.empty((block_size, p)), np.empty(scratch), np.empty(scratch)
 
 
@@ -201,7 +206,7 @@ def draw_noise(key, position, noise, cosines, sines):
     loop (:func:`~privcd.kernels.gaussian.fill_standard_normal_rows`), wide rows shared among
     numba's threads (:func:`~privcd.kernels.gaussian.fill_standard_normal_parallel`): the same
     bits as a draw per step either way."""
-    if (noise.shape[1] + 1) // 2 >= WIDE_ROW_PAIRS:
+    if wide_rows(noise.shape[1]):
         return fill_standard_normal_parallel(key, position, noise)
     return fill_standard_normal_rows(key, position, noise, cosines, sines)
 

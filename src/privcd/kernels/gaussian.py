@@ -29,7 +29,6 @@ from privcd.kernels.streams import uniform, uniform_fine, uniform_fine_numpy, un
 PIECE_PAIRS = 4096  # normal pairs a thread draws at a time (fill_standard_normal_parallel)
 
 
-
 @njit(cache=True, inline="always")
 def box_muller(key, counter):
     """``(g1, g2)`` of the pair that starts at word ``counter`` (module docstring).
@@ -104,10 +103,7 @@ def fill_standard_normal_rows(key, position, out, cosines, sines):
         return fill_standard_normal(key, position, out[0])
     h = (m + 1) // 2
     pairs = rows * h
-    for q in range(pairs):
-        g1, g2 = box_muller(key, position + 2 * q)
-        cosines[q] = g1
-        sines[q] = g2
+    fill_pairs(key, position, cosines[:pairs], sines[:pairs])
     for s in range(rows):
         for k in range(h):
             out[s, k] = cosines[s * h + k]
