@@ -14,6 +14,7 @@ from threadpoolctl import threadpool_limits
 from privcd.kernels.gaussian import fill_standard_normal, fill_standard_normal_parallel
 from privcd.kernels.layout import column_arrays
 from privcd.kernels.linalg import lagged_clipped_gradient_sum
+from privcd.kernels.partial_sums import scratch
 from benchmarks.harness import median_seconds
 from benchmarks.shapes import make_problem, make_X
 
@@ -24,7 +25,7 @@ ROWS_PER_BLOCK = 32  # rows of 1,000 normals one parallel draw fills (DP-SGD's b
 
 
 @njit
-def coordinate_passes(is_sparse, Xf, data, indices, indptr, y, loss_code, z, steps):
+def coordinate_passes(is_sparse, Xf, data, indices, indptr, y, loss_code, z, work, steps):
     """``steps`` DP-CD coordinate passes over the samples, coordinates in turn, each with a lag to
     apply (a call from Python would cost more than a pass over 1,000 samples); the sum of the
     gradient entries, so that nothing is left out."""
@@ -33,14 +34,15 @@ def coordinate_passes(is_sparse, Xf, data, indices, indptr, y, loss_code, z, ste
     for t in range(steps):
         j = t % p
         total += lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, (j + p - 1) % p, 1e-12, j, z, y,
-                                             loss_code, 1.0)
+                                             loss_code, 1.0, work)
     return total
 
 
 def coordinate_pass_seconds(problem, repeats):
     """Median time of one DP-CD coordinate pass over the samples (residual update, clipped
     derivatives, sum), from a loop of passes that takes at least a millisecond."""
-    arguments = (*column_arrays(problem), problem.y, problem.loss.code, np.zeros(problem.n_samples))
+    arguments = (*column_arrays(problem), problem.y, problem.loss.code, np.zeros(problem.n_samples),
+                 scratch(problem.n_samples))
     steps = max(1, 200_000 // problem.n_samples)
     coordinate_passes(*arguments, 1)  # compile
     return median_seconds(lambda: coordinate_passes(*arguments, steps), repeats, minimum_seconds=0.2) / steps

@@ -1,6 +1,9 @@
 """Generic tests every registered algorithm must pass (adding an algorithm adds it here)."""
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -49,14 +52,48 @@ def test_same_bits_in_another_process(name):
         "sys.stdout.write(run.w.tobytes().hex())\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         cwd=str(__import__("pathlib").Path(__file__).parents[1]))
+                         cwd=str(Path(__file__).parents[1]))
     assert out.stdout == run.w.tobytes().hex()
+
+
+_COLD_AND_WARM_SCRIPT = """
+import json, sys, privcd
+sys.path.insert(0, 'tests')
+from conftest import make_problem
+from test_algorithms import ALGORITHM_NAMES, CASES, HYPER, case
+bits = {}
+for name in ALGORITHM_NAMES:
+    # SIMD loops run whole vectors only from 16 entries on: long columns and long rows
+    shapes = ((500, 15), (60, 300))
+    problems = [case(name)] if name in CASES else [(make_problem(loss, 'l1', 0.01, n=n, p=p), {})
+                                                   for loss in ('logistic', 'squared') for n, p in shapes]
+    for problem, options in problems:
+        run = privcd.fit(problem, name, epsilon=1.0, delta=1e-5, seed=3, **HYPER, **options)
+        bits[f'{name} {problem.loss.name} {problem.X.shape}'] = run.w.tobytes().hex()
+sys.stdout.write(json.dumps(bits))
+"""
+
+
+def test_same_bits_from_a_cold_and_a_warm_numba_cache(tmp_path):
+    """Every algorithm, compiled in one process and loaded from numba's disk cache in the next,
+    gives the same bits. A fast-math (``reassoc``) sum broke this: LLVM re-optimised its linked
+    copy inside each caller's module, and DP-CD's dense squared-loss runs differed in the last bits
+    between a cold and a warm cache (kernels/partial_sums.py fixes the order in the source)."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    cold, warm = (subprocess.run([sys.executable, "-c", _COLD_AND_WARM_SCRIPT], cwd=root, env=env,
+                                 capture_output=True, text=True) for _ in range(2))
+    assert (cold.returncode, warm.returncode) == (0, 0), (cold.stderr[-2000:], warm.stderr[-2000:])
+    cold_bits, warm_bits = json.loads(cold.stdout), json.loads(warm.stdout)
+    assert len(cold_bits) >= len(ALGORITHM_NAMES)
+    assert {key for key in cold_bits if cold_bits[key] != warm_bits[key]} == set()
 
 
 @pytest.mark.parametrize("name", ALGORITHM_NAMES)
 def test_dense_and_sparse_give_the_same_numbers(name):
-    """Same seed, same numbers: equal up to the summation order of the SIMD dense gradient sums
-    (kernels/linalg.py), i.e. to rounding, for the same random path."""
+    """Same seed, same numbers: equal up to the summation order of the SIMD dense row dot products
+    (kernels/rows.py, DP-SGD and DP-SCD), i.e. to rounding, for the same random path; the
+    coordinate methods' sums have one order for both (kernels/partial_sums.py)."""
     dense, options = case(name)
     sparse = privcd.Problem(sp.csr_matrix(dense.X), dense.y, dense.loss.name, dense.penalty.name, dense.lam)
     a = privcd.fit(dense, name, epsilon=1.0, delta=1e-5, seed=5, **HYPER, **options)

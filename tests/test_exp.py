@@ -9,7 +9,8 @@ import pytest
 from numba import njit
 
 from privcd.kernels.evaluate import loss_derivatives_into
-from privcd.kernels.linalg import _dense_lagged_clipped_sum
+from privcd.kernels.linalg import lagged_clipped_gradient_sum
+from privcd.kernels.partial_sums import scratch
 from privcd.kernels.elementary import exp
 from privcd.losses import logistic
 
@@ -99,7 +100,9 @@ def test_logistic_hot_loops_vectorise(lag_delta):
     LLVM keeps it scalar, and with its clipping branches it runs 10-20x slower.)"""
     X = np.asfortranarray(np.random.default_rng(0).normal(size=(64, 3)))
     z, y = np.zeros(64), np.ones(64)
-    lagged = fresh_assembly(_dense_lagged_clipped_sum, X, 0, lag_delta, 1, z.copy(), y, logistic.CODE, 1.0)
+    empty, no_index = np.empty(0), np.empty(0, dtype=np.int64)
+    lagged = fresh_assembly(lagged_clipped_gradient_sum, False, X, empty, no_index, no_index, 0, lag_delta, 1, z.copy(),
+                            y, logistic.CODE, 1.0, scratch(64))
     derivatives = fresh_assembly(loss_derivatives_into, logistic.CODE, z, y, np.empty(64))
     for assembly in (lagged, derivatives):
         assert _vector_ops(assembly, "vdivpd") >= 1

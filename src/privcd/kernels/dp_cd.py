@@ -20,6 +20,7 @@ from privcd.kernels.averaging import close_epoch, credit_change
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.draws import bounded_integer
 from privcd.kernels.linalg import clipped_entry, lagged_clipped_gradient_sum, matvec_columns
+from privcd.kernels.partial_sums import PARTIALS, combine_columns, scratch
 from privcd.losses import logistic, squared
 
 LANE = 32  # configurations a thread takes through a block of iterations (dp_cd_many)
@@ -28,23 +29,24 @@ BLOCK_ITERATIONS = 1024  # iterations whose coordinates and normals are drawn at
 
 @njit(inline="always")
 def coordinate_update(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, gamma, threshold,
-                      noise_std, j, normal_draw, old, z, lag_j, lag_delta):
+                      noise_std, j, normal_draw, old, z, lag_j, lag_delta, work):
     """The new value of ``w_j = old`` after one noisy proximal coordinate step on coordinate j,
     with step size ``gamma``, clipping threshold ``threshold`` and noise ``noise_std * normal_draw``.
 
     On entry ``z + lag_delta * X[:, lag_j] = Xw``: the previous step's change of ``z`` is applied
     first, in the gradient's pass over ``z``. On return ``z`` lags behind the new ``w`` by
-    ``(new - old) X[:, j]``, the next step's lag.
+    ``(new - old) X[:, j]``, the next step's lag. ``work``: the sum's work space
+    (:func:`~privcd.kernels.partial_sums.scratch`).
 
     Inlined into :func:`dp_cd` and :func:`dp_cd_many` by numba, with
     :func:`~privcd.kernels.linalg.lagged_clipped_gradient_sum`: a compiled call increfs and
-    decrefs each array argument (atomics), about 100 ns a call with the dozen arrays here, so a
-    dense step's only call is the three-array SIMD sum. Both kernels take their steps here, so a
-    run has the same bits alone or in lockstep (and DP-SkGD's uniform sketch, which runs
-    :func:`dp_cd`, has DP-CD's).
+    decrefs each array argument (atomics), about 100 ns a call with the dozen arrays here. Both
+    kernels take their steps here, and the sum's order is fixed in the source
+    (:mod:`privcd.kernels.partial_sums`), so a run has the same bits alone or in lockstep, from a
+    fresh or a warm numba cache (and DP-SkGD's uniform sketch, which runs :func:`dp_cd`, has DP-CD's).
     """
     gradient = lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag_delta, j, z, y,
-                                           loss_code, threshold) / y.shape[0]
+                                           loss_code, threshold, work) / y.shape[0]
     return noisy_proximal_update(penalty_code, lam, old, gamma, gradient, noise_std, normal_draw)
 
 
@@ -81,6 +83,7 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
     p = w0.shape[0]
     w = w0.copy()
     z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
+    work = scratch(n)
     out = w0.copy()
     snapshots = np.empty((checkpoints.shape[0], p))
     averaging = inner > 0
@@ -98,7 +101,8 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
         k = it % inner if averaging else 0
         old = w[j]
         w[j] = coordinate_update(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
-                                 step_sizes[j], thresholds[j], noise_std[j], j, normal_draw, old, z, lag_j, lag_delta)
+                                 step_sizes[j], thresholds[j], noise_std[j], j, normal_draw, old, z, lag_j, lag_delta,
+                                 work)
         lag_j, lag_delta = j, w[j] - old
         if averaging:
             credit_change(total, held_since, j, old, k)
@@ -208,6 +212,7 @@ def _dense_lane(Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step
     :func:`dp_cd_many` on dense X, one configuration after the other (a step is a pass over its
     residuals ``Z[k]``, which stay in cache for the block), with :func:`coordinate_update`; the
     iterates at the checkpoints ``first .. last - 1`` recorded before their iteration."""
+    work = scratch(Xf.shape[0])
     for k in range(begin, end):
         z = Z[k]
         previous, lag_delta = lag_j, lag_deltas[k]
@@ -217,7 +222,7 @@ def _dense_lane(Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step
             old = W[j, k]
             W[j, k] = coordinate_update(False, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
                                         step_sizes[j, k], thresholds[j, k], noise_std[j, k], j, normals[t], old, z,
-                                        previous, lag_delta)
+                                        previous, lag_delta, work)
             previous, lag_delta = j, W[j, k] - old
         lag_deltas[k] = lag_delta
 
@@ -250,9 +255,11 @@ def _sparse_lane_steps(data, indices, indptr, y, loss_code, penalty_code, lam, s
     and ``W`` and vectorises (a column holds a few entries: one configuration's step alone is a
     latency-bound chain). Each configuration's arithmetic is :func:`coordinate_update`'s on sparse
     X: the lagged update ``z_i += lag_delta x_i,lag_j`` (adding an exact zero when the last step
-    did not move, which changes no bit), the clipped sum in the column's order, the same update."""
+    did not move, which changes no bit), the clipped terms into the partial sums of their rows
+    modulo 32, combined by the same tree, the same update."""
     n = y.shape[0]
     totals = np.empty(end - begin)
+    partials = np.empty((PARTIALS, end - begin))
     lags = lag_deltas[begin:end]
     for t in range(block):
         _record(checkpoints, first, last, start + t, begin, end, W, snapshots)
@@ -261,12 +268,13 @@ def _sparse_lane_steps(data, indices, indptr, y, loss_code, penalty_code, lam, s
             z, x = Z[indices[e], begin:end], data[e]
             for k in range(z.shape[0]):
                 z[k] += lags[k] * x
-        totals[:] = 0.0
+        partials[:] = 0.0
         thresholds_j = thresholds[j, begin:end]
         for e in range(indptr[j], indptr[j + 1]):
-            z, x, y_i = Z[indices[e], begin:end], data[e], y[indices[e]]
+            z, x, y_i, partial = Z[indices[e], begin:end], data[e], y[indices[e]], partials[indices[e] & (PARTIALS - 1)]
             for k in range(z.shape[0]):
-                totals[k] += clipped_entry(loss_code, z[k], y_i, x, thresholds_j[k])
+                partial[k] += clipped_entry(loss_code, z[k], y_i, x, thresholds_j[k])
+        combine_columns(partials, totals)
         w, step_sizes_j, noise_std_j = W[j, begin:end], step_sizes[j, begin:end], noise_std[j, begin:end]
         normal = normals[t]
         for k in range(w.shape[0]):

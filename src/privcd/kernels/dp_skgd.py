@@ -35,6 +35,7 @@ from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.draws import bounded_integer
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns
+from privcd.kernels.partial_sums import PARTIALS, ring_total, scratch, start_ring
 
 SKETCH_UNIFORM = 0
 SKETCH_TAU_NICE = 1
@@ -88,51 +89,55 @@ def draw_block(sketch, tau, probabilities, top, order, block, rng):
 
 @njit(cache=True)
 def block_gradients(is_sparse, Xf, data, indices, indptr, y, loss_code, thresholds, block, m, z,
-                    derivatives, gradients):
+                    derivatives, gradients, work):
     """The clipped gradient entries ``g_j``, ``j = block[b]``, into ``gradients[:m]``, all at the same z.
 
     Dense X: the n loss derivatives ``l'(z_i, y_i)`` are computed once per block (into
     ``derivatives``) and shared by its columns, so a block costs n derivative evaluations and
     ``|S| n`` multiply-clip-adds (the derivative, an ``exp`` for the logistic loss, is the expensive
-    part). Sparse X: DP-CD's per-column sum, ``O(nnz)`` of the block's columns.
+    part). Sparse X: DP-CD's per-column sum, ``O(nnz)`` of the block's columns. Both sum in the
+    order of :mod:`privcd.kernels.partial_sums` (``work``: its ``scratch(n)``), so dense and sparse
+    X give the same bits.
     """
     n = y.shape[0]
     if is_sparse:
         for b in range(m):
             j = block[b]
             gradients[b] = clipped_coordinate_gradient_sum(is_sparse, Xf, data, indices, indptr, j, z, y,
-                                                           loss_code, thresholds[j]) / n
+                                                           loss_code, thresholds[j], work) / n
         return
     loss_derivatives_into(loss_code, z, y, derivatives)
     for b in range(m):
         j = block[b]
-        gradients[b] = _dense_clipped_sum(derivatives, Xf, j, thresholds[j]) / n
+        gradients[b] = _dense_clipped_sum(derivatives, Xf, j, thresholds[j], work) / n
 
 
-@njit(cache=True, fastmath={"reassoc", "nsz"})
-def _dense_clipped_sum(derivatives, Xf, j, threshold):
-    """``sum_i clip(derivatives[i] X_ij, threshold)``, SIMD-vectorised like
-    :func:`privcd.kernels.linalg.clipped_coordinate_gradient_sum`'s dense branch (so it agrees with
-    the sparse sum to rounding); comparisons keep an infinite threshold exact."""
-    total = 0.0
+@njit(cache=True)
+def _dense_clipped_sum(derivatives, Xf, j, threshold, ring):
+    """``sum_i clip(derivatives[i] X_ij, threshold)`` in the order of
+    :mod:`privcd.kernels.partial_sums` (a SIMD loop into its ring), which is the order of
+    :func:`privcd.kernels.linalg.clipped_coordinate_gradient_sum` on dense and sparse X: the same
+    bits; comparisons keep an infinite threshold exact."""
+    start_ring(ring)
     for i in range(Xf.shape[0]):
         g = derivatives[i] * Xf[i, j]
         g = g if g < threshold else threshold
         g = g if g > -threshold else -threshold
-        total += g
-    return total
+        ring[i + PARTIALS] = ring[i] + g
+    return ring_total(ring, Xf.shape[0])
 
 
 @njit(cache=True)
 def block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
-               thresholds, noise_std, noise_weights, block, m, derivatives, gradients, olds, w, z, rng):
+               thresholds, noise_std, noise_weights, block, m, derivatives, gradients, work, olds, w, z, rng):
     """One noisy proximal step on the coordinates ``block[:m]``, all gradients taken at the same w.
 
-    Updates ``w`` and ``z = Xw`` in place; ``derivatives`` (n) and ``gradients`` (p) are work
-    space; the old values of ``w`` go to ``olds[:m]``. One ``rng.standard_normal()`` per block entry.
+    Updates ``w`` and ``z = Xw`` in place; ``derivatives`` (n), ``gradients`` (p) and ``work``
+    (:func:`~privcd.kernels.partial_sums.scratch`) are work space; the old values of ``w`` go to
+    ``olds[:m]``. One ``rng.standard_normal()`` per block entry.
     """
     block_gradients(is_sparse, Xf, data, indices, indptr, y, loss_code, thresholds, block, m, z,
-                    derivatives, gradients)
+                    derivatives, gradients, work)
     weight = 0.0
     for b in range(m):
         weight += noise_weights[block[b]]
@@ -196,6 +201,7 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
     block = np.empty(p, dtype=np.int64)
     derivatives = np.empty(n)
     gradients = np.empty(p)
+    work = scratch(n)
     olds = np.empty(p)
     averaging = inner > 0
     total = np.zeros(p)
@@ -207,7 +213,7 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
             c += 1
         m = draw_block(sketch, tau, probabilities, top, order, block, rng)
         block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
-                   thresholds, noise_std, noise_weights, block, m, derivatives, gradients, olds, w, z, rng)
+                   thresholds, noise_std, noise_weights, block, m, derivatives, gradients, work, olds, w, z, rng)
         if averaging:
             k = it % inner
             for b in range(m):

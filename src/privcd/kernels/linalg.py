@@ -3,15 +3,15 @@
 Dense X comes as a Fortran-ordered array for column access (``Xf``) or C-ordered for row access
 (``Xc``); sparse X as the (``data``, ``indices``, ``indptr``) triplet of a CSC (columns) or CSR
 (rows) matrix with sorted indices. The unused representation is passed as an empty array and
-``is_sparse`` selects the branch. Sums run over stored entries in increasing index order and a
-dense zero adds an exact zero, so dense and sparse X give bit-identical results, except in the
-SIMD-vectorised dense clipped gradient (see :func:`_dense_lagged_clipped_sum`), where they agree
-to rounding.
+``is_sparse`` selects the branch. Sums run over stored entries in increasing index order, or for
+the clipped coordinate gradient in the fixed order of :mod:`privcd.kernels.partial_sums`, and a
+dense zero adds an exact zero, so dense and sparse X give bit-identical results.
 """
 import numpy as np
 from numba import njit
 
 from privcd.kernels.dispatch import loss_derivative
+from privcd.kernels.partial_sums import PARTIALS, combine, ring_total, start_partials, start_ring
 from privcd.losses import logistic, squared
 
 
@@ -26,15 +26,16 @@ def clip_scalar(value, threshold):
 
 
 @njit(cache=True)
-def clipped_coordinate_gradient_sum(is_sparse, Xf, data, indices, indptr, j, z, y, loss_code, threshold):
-    """``sum_i clip(l'(z_i, y_i) X_ij, threshold)``: n times the clipped j-th gradient entry (dp-cd 5.1)."""
+def clipped_coordinate_gradient_sum(is_sparse, Xf, data, indices, indptr, j, z, y, loss_code, threshold, work):
+    """``sum_i clip(l'(z_i, y_i) X_ij, threshold)``: n times the clipped j-th gradient entry (dp-cd 5.1),
+    summed in the order of :mod:`privcd.kernels.partial_sums` (``work``: its ``scratch(n)``)."""
     return lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, j, 0.0, j, z, y, loss_code,
-                                       threshold)
+                                       threshold, work)
 
 
 @njit(cache=True, inline="always")
 def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag_delta, j, z, y, loss_code,
-                                threshold):
+                                threshold, work):
     """Catch ``z`` up with a lagged coordinate step, ``z += lag_delta * X[:, lag_j]``, then return
     :func:`clipped_coordinate_gradient_sum` at the updated ``z``.
 
@@ -43,30 +44,34 @@ def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag
     one store of ``z_i`` instead of two loads and a store). ``z_i + lag_delta * X_i,lag_j`` is rounded
     as by :func:`add_scaled_column` (no fused multiply-add), so ``z`` has the same bits as without the
     lag, dense or sparse. ``lag_delta = 0`` updates nothing. Inlined into numba callers (no array
-    reference counting on a call); the dense sum stays an out-of-line call, compiled once with its
-    own fast-math flags.
+    reference counting on a call). The loops take a literal loss code: a runtime code keeps the
+    derivative an out-of-line call, which stops vectorisation on dense X and cost DP-CD on
+    dorothea (4.4 entries a column) 356 ns a step against 243 on sparse X.
     """
     if not is_sparse:
-        return _dense_lagged_clipped_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold)
+        if loss_code == logistic.CODE:
+            return _dense_clipped_sum(Xf, lag_j, lag_delta, j, z, y, logistic.CODE, threshold, work)
+        if loss_code == squared.CODE:
+            return _dense_clipped_sum(Xf, lag_j, lag_delta, j, z, y, squared.CODE, threshold, work)
+        return _dense_clipped_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work)
     if lag_delta != 0.0:
         add_scaled_column(is_sparse, Xf, data, indices, indptr, lag_j, lag_delta, z)
-    # literal loss codes, as in the dense branch: a runtime code keeps the derivative an
-    # out-of-line call (DP-CD on dorothea, 4.4 entries a column: 356 ns a step, 243 without)
     if loss_code == logistic.CODE:
-        return _sparse_clipped_sum(data, indices, indptr, j, z, y, logistic.CODE, threshold)
+        return _sparse_clipped_sum(data, indices, indptr, j, z, y, logistic.CODE, threshold, work)
     if loss_code == squared.CODE:
-        return _sparse_clipped_sum(data, indices, indptr, j, z, y, squared.CODE, threshold)
-    return _sparse_clipped_sum(data, indices, indptr, j, z, y, loss_code, threshold)
+        return _sparse_clipped_sum(data, indices, indptr, j, z, y, squared.CODE, threshold, work)
+    return _sparse_clipped_sum(data, indices, indptr, j, z, y, loss_code, threshold, work)
 
 
 @njit(inline="always")
-def _sparse_clipped_sum(data, indices, indptr, j, z, y, loss_code, threshold):
-    """``sum_i clip(l'(z_i, y_i) X_ij, threshold)`` over the stored entries of column j, in order."""
-    total = 0.0
+def _sparse_clipped_sum(data, indices, indptr, j, z, y, loss_code, threshold, partials):
+    """``sum_i clip(l'(z_i, y_i) X_ij, threshold)`` over the stored entries of column j, each term
+    added to the partial sum of its row modulo 32 (:mod:`privcd.kernels.partial_sums`)."""
+    start_partials(partials)
     for k in range(indptr[j], indptr[j + 1]):
         i = indices[k]
-        total += clipped_entry(loss_code, z[i], y[i], data[k], threshold)
-    return total
+        partials[i & (PARTIALS - 1)] += clipped_entry(loss_code, z[i], y[i], data[k], threshold)
+    return combine(partials)
 
 
 @njit(inline="always")
@@ -75,38 +80,23 @@ def clipped_entry(loss_code, z_i, y_i, x_ij, threshold):
     return clip_scalar(loss_derivative(loss_code, z_i, y_i) * x_ij, threshold)
 
 
-@njit(cache=True, fastmath={"reassoc", "nsz"})
-def _dense_lagged_clipped_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold):
-    """Dense branch of :func:`lagged_clipped_gradient_sum`, SIMD-vectorised.
-
-    One copy of the loop per loss, with the loss code a constant, so LLVM folds the loss dispatch
-    (it does not hoist it out of the loop by itself, and the loop then stays scalar, its clipping
-    branches mispredicting). The copies are inlined by numba (``inline="always"``), so they are
-    compiled with this function's fast-math flags: reassociation lets LLVM split the sum into
-    vector lanes. The result is deterministic for a given machine but differs from the sparse
-    branch's sequential sum by rounding (relative 1e-15 a step).
-    """
-    if loss_code == logistic.CODE:
-        return _lagged_clipped_loop(Xf, lag_j, lag_delta, j, z, y, logistic.CODE, threshold)
-    if loss_code == squared.CODE:
-        return _lagged_clipped_loop(Xf, lag_j, lag_delta, j, z, y, squared.CODE, threshold)
-    return _lagged_clipped_loop(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold)
-
-
 @njit(inline="always")
-def _lagged_clipped_loop(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold):
-    """The loops of :func:`_dense_lagged_clipped_sum`: two, with and without the lag, because a
-    conditional store in the loop would stop vectorisation."""
-    total = 0.0
+def _dense_clipped_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, ring):
+    """Dense branch of :func:`lagged_clipped_gradient_sum`: the clipped terms added into the ring
+    of :mod:`privcd.kernels.partial_sums`, one SIMD loop with a literal loss code (LLVM does not
+    hoist a runtime loss dispatch out of the loop, which then stays scalar). Two loops, with and
+    without the lag, because a conditional store in the loop would stop vectorisation."""
+    n = Xf.shape[0]
+    start_ring(ring)
     if lag_delta == 0.0:
-        for i in range(Xf.shape[0]):
-            total += _clipped_term(loss_code, z[i], y[i], Xf[i, j], threshold)
-        return total
-    for i in range(Xf.shape[0]):
-        z_i = z[i] + lag_delta * Xf[i, lag_j]
-        z[i] = z_i
-        total += _clipped_term(loss_code, z_i, y[i], Xf[i, j], threshold)
-    return total
+        for i in range(n):
+            ring[i + PARTIALS] = ring[i] + _clipped_term(loss_code, z[i], y[i], Xf[i, j], threshold)
+    else:
+        for i in range(n):
+            z_i = z[i] + lag_delta * Xf[i, lag_j]
+            z[i] = z_i
+            ring[i + PARTIALS] = ring[i] + _clipped_term(loss_code, z_i, y[i], Xf[i, j], threshold)
+    return ring_total(ring, n)
 
 
 @njit(cache=True)
