@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from privcd.data import load_dataset
-from privcd.data.sources.synthetic import DEFAULT_SEED, make_log, make_sparse_regression
+from privcd.data.sources.synthetic import DEFAULT_SEED, SPARSE_NOISE, make_log, make_sparse_regression
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def test_square_is_sparse_lasso(cache):
     assert data.X.shape == (1_000, 1_000) and data.meta.task == "regression"
     assert np.count_nonzero(data.w_true) == 10
     residual = data.y - data.X @ data.w_true
-    assert residual.std() == pytest.approx(1.0, rel=0.1)
+    assert residual.std() == pytest.approx(SPARSE_NOISE, rel=0.1)
     assert load_dataset("sparse-lasso", cache=cache).meta.name == "square"
 
 
