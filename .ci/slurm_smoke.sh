@@ -5,13 +5,15 @@
 #
 #   .ci/slurm_smoke.sh LOCAL_RUN_DIR [WORK_DIR]
 #
-# LOCAL_RUN_DIR is the --directory of a finished local smoke run. Needs root (apt-get, daemons)
-# and no existing /etc/slurm/slurm.conf (it never touches a real cluster's configuration).
-# Installs slurm-wlm and munge if missing, writes /etc/slurm/slurm.conf, starts munged (unless
-# running), slurmctld and slurmd, runs the smoke config with --executor slurm in WORK_DIR/run
-# (default WORK_DIR: a new temporary directory), compares, then stops the daemons it started by
-# their PID files and removes the config, also on failure. Uses the snakemake on PATH: the job
-# scripts re-run snakemake inside the allocation, so the virtual environment must be on PATH.
+# LOCAL_RUN_DIR is a finished local smoke run's --directory. Needs root (apt-get, daemons).
+# If a SLURM cluster already answers on this machine (a node idle or mixed), the run goes to it and
+# the script starts and stops nothing. Otherwise it installs slurm-wlm and munge if missing, moves an
+# existing /etc/slurm/slurm.conf aside, writes its own, starts munged (unless running), slurmctld
+# and slurmd, and on exit, also on failure, stops the daemons it started by their PID files and puts
+# the original configuration back. It then runs the smoke config with --executor slurm in
+# WORK_DIR/run (default WORK_DIR: a new temporary directory) and compares. Uses the snakemake on
+# PATH: the job scripts re-run snakemake inside the allocation, so the virtual environment must be
+# on PATH.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 LOCAL_RUN="$(cd "$1" && pwd)"
@@ -22,43 +24,70 @@ WORK="$(cd "$WORK" && pwd)"
 STATE="$WORK/slurm"
 # The job steps (srun inside each allocation) read the default location, whatever $SLURM_CONF says.
 CONF=/etc/slurm/slurm.conf
-if [[ -e $CONF ]]; then
-    echo "$CONF exists: this script starts its own cluster and will not overwrite it" >&2
-    exit 1
-fi
+SMOKE_MINUTES=${SLURM_SMOKE_MINUTES:-30}  # a job that can never start must not eat CI's budget
 
-if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
-fi
-
-PIDFILES=()
-cleanup() {
-    local status=$?
-    local pids=()
-    for pidfile in "${PIDFILES[@]}"; do
-        if [[ -s "$pidfile" ]]; then
-            pids+=("$(cat "$pidfile")")
-            kill "${pids[-1]}" 2>/dev/null || true
-        fi
-    done
-    for pid in "${pids[@]}"; do  # wait (30 s at most) until each has exited (a zombie has)
-        for _ in $(seq 300); do
-            [[ "$(ps -o stat= -p "$pid" 2>/dev/null)" =~ ^[^Z] ]] || break
-            sleep 0.1
-        done
-    done
-    rm -f "$CONF"
-    if [[ $status -ne 0 ]]; then
-        echo "SLURM smoke run failed (exit $status); daemon logs:" >&2
-        tail -n 20 "$STATE"/log/*.log >&2 || true
-    fi
-    exit "$status"
+cluster_answers() {  # a node idle or mixed (not "idle*", not responding)
+    local states
+    command -v sinfo >/dev/null && states="$(timeout 10 sinfo -h -N -o "%t" 2>/dev/null)" &&
+        grep -qE "^(idle|mix)$" <<<"$states"
 }
-trap cleanup EXIT
+daemons_run() { pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null; }
 
-mkdir -p "$STATE/ctld" "$STATE/d" "$STATE/log" /etc/slurm
-cat >"$CONF" <<CONF
+if daemons_run; then  # a cluster that is starting up gets a minute to answer
+    for _ in $(seq 60); do
+        if cluster_answers; then break; fi
+        sleep 1
+    done
+fi
+if cluster_answers; then
+    echo "a SLURM cluster already answers here: using it, starting and stopping nothing"
+else
+    if daemons_run; then
+        echo "slurmctld or slurmd runs here but no node is idle or mixed: not starting a second cluster" >&2
+        sinfo -N >&2 || true
+        exit 1
+    fi
+    if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
+    fi
+
+    ORIGINAL_CONF="$STATE/slurm.conf.original"
+    PIDFILES=()
+    cleanup() {
+        local status=$?
+        local pids=()
+        for pidfile in "${PIDFILES[@]}"; do
+            if [[ -s "$pidfile" ]]; then
+                pids+=("$(cat "$pidfile")")
+                kill "${pids[-1]}" 2>/dev/null || true
+            fi
+        done
+        for pid in "${pids[@]}"; do  # wait (30 s at most) until each has exited (a zombie has)
+            for _ in $(seq 300); do
+                [[ "$(ps -o stat= -p "$pid" 2>/dev/null)" =~ ^[^Z] ]] || break
+                sleep 0.1
+            done
+        done
+        if [[ -e "$ORIGINAL_CONF" ]]; then
+            mv -f "$ORIGINAL_CONF" "$CONF"
+        else
+            rm -f "$CONF"
+        fi
+        if [[ $status -ne 0 ]]; then
+            echo "SLURM smoke run failed (exit $status); daemon logs:" >&2
+            tail -n 20 "$STATE"/log/*.log >&2 || true
+        fi
+        exit "$status"
+    }
+    trap cleanup EXIT
+
+    mkdir -p "$STATE/ctld" "$STATE/d" "$STATE/log" /etc/slurm
+    if [[ -e $CONF ]]; then
+        echo "$CONF exists but no cluster answers: moved aside while this run lasts, restored after"
+        mv "$CONF" "$ORIGINAL_CONF"
+    fi
+    cat >"$CONF" <<CONF
 ClusterName=privcd-ci
 SlurmctldHost=localhost
 AuthType=auth/munge
@@ -86,25 +115,26 @@ NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$(( $(free -m | a
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
 
-MUNGE_PID=/run/munge/munged.pid
-if ! { [[ -s $MUNGE_PID ]] && kill -0 "$(cat $MUNGE_PID)" 2>/dev/null; }; then
-    mkdir -p /run/munge /var/log/munge /var/lib/munge
-    chown munge:munge /run/munge /var/log/munge /var/lib/munge
-    runuser -u munge -- /usr/sbin/munged
-    PIDFILES+=("$MUNGE_PID")
+    MUNGE_PID=/run/munge/munged.pid
+    if ! { [[ -s $MUNGE_PID ]] && kill -0 "$(cat $MUNGE_PID)" 2>/dev/null; }; then
+        mkdir -p /run/munge /var/log/munge /var/lib/munge
+        chown munge:munge /run/munge /var/log/munge /var/lib/munge
+        runuser -u munge -- /usr/sbin/munged
+        PIDFILES+=("$MUNGE_PID")
+    fi
+    /usr/sbin/slurmctld
+    PIDFILES+=("$STATE/slurmctld.pid")
+    /usr/sbin/slurmd -N localhost  # the hostname is not localhost: name the node
+    PIDFILES+=("$STATE/slurmd.pid")
+    for _ in $(seq 60); do
+        if cluster_answers; then break; fi
+        sleep 1
+    done
 fi
-/usr/sbin/slurmctld
-PIDFILES+=("$STATE/slurmctld.pid")
-/usr/sbin/slurmd -N localhost  # the hostname is not localhost: name the node
-PIDFILES+=("$STATE/slurmd.pid")
-for _ in $(seq 60); do
-    if sinfo -h -N -o "%t" 2>/dev/null | grep -qE "^(idle|mix|alloc)"; then break; fi
-    sleep 1
-done
 sinfo -N
 
 start=$(date +%s)
-snakemake --executor slurm --workflow-profile "$ROOT/workflow/profiles/slurm" \
+timeout "${SMOKE_MINUTES}m" snakemake --executor slurm --workflow-profile "$ROOT/workflow/profiles/slurm" \
     --snakefile "$ROOT/Snakefile" --directory "$WORK/run" \
     --configfile "$ROOT/config/smoke.yaml" --replace-workflow-config \
     --config data_mirror="$MIRROR" --jobs 4
