@@ -302,3 +302,22 @@ def test_titles_name_a_substitute_dataset(tmp_path):
     experiment = Experiment(smoke_config(data_mirror=str(tmp_path), unavailable="substitute",
                                          substitutes={"dorothea": "dorothea-valid"}))
     assert experiment.titles("demo") == {"a": "a", "c": "c [dorothea-valid instead of dorothea]"}
+
+
+def test_chunk_priorities_put_the_longest_chunks_first_and_below_the_upstream_jobs():
+    experiment = Experiment(smoke_config())
+    small, large = experiment.study("demo", "a", "dp-cd"), experiment.study("demo", "c", "dp-cd")
+    assert large.problem.size == 800 * 100_000 and small.problem.size == 1_000 * 100
+    for study in (small, large):
+        works = [study.chunk_work(index) for index in range(study.n_chunks)]
+        expected = [study.tune_runs * sum(c["passes"] for c in study.chunk(index)) * study.problem.size
+                    for index in range(study.n_chunks)]
+        assert works == pytest.approx(expected)
+        priorities = [study.chunk_priority(index) for index in range(study.n_chunks)]
+        assert all(isinstance(value, int) and 1 <= value < privcd.tuning.UPSTREAM_PRIORITY
+                   for value in priorities)
+        # a chunk with more passes never comes after one with fewer
+        order = sorted(range(study.n_chunks), key=works.__getitem__)
+        assert [priorities[index] for index in order] == sorted(priorities)
+    # the same chunk on data 800 times larger: 29 levels higher (10 log10(800))
+    assert large.chunk_priority(0) - small.chunk_priority(0) == 29

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-from privcd.tuning import Experiment
+from privcd.tuning import UPSTREAM_PRIORITY, Experiment
 
 
 validate(config, "../schemas/config.schema.yaml")
@@ -33,6 +33,11 @@ def data_file(wildcards):
 
 def study(wildcards):
     return EXPERIMENT.study(wildcards.paper, wildcards.problem, wildcards.algorithm)
+
+
+def tune_priority(wildcards):
+    """Longest tuning chunks first (privcd.tuning.Study.chunk_priority)."""
+    return study(wildcards).chunk_priority(int(wildcards.chunk))
 
 
 def problem_studies(wildcards):

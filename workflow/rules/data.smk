@@ -15,6 +15,7 @@ rule data:
         "../envs/privcd.yaml"
     log:
         "logs/data/{dataset}/{preprocessing}.log",
+    priority: UPSTREAM_PRIORITY
     threads: 1
     resources:
         mem_mb=4000,

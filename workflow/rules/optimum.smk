@@ -13,6 +13,7 @@ rule optimum:
         "../envs/privcd.yaml"
     log:
         "logs/optimum/{paper}/{problem}.log",
+    priority: UPSTREAM_PRIORITY
     threads: 1
     resources:
         mem_mb=4000,

@@ -16,6 +16,7 @@ rule calibrate:
         "../envs/privcd.yaml"
     log:
         "logs/calibrate/{paper}/{problem}.log",
+    priority: UPSTREAM_PRIORITY
     threads: 1
     resources:
         mem_mb=2000,
@@ -39,6 +40,7 @@ rule tune:
         "../envs/privcd.yaml"
     log:
         "logs/tune/{paper}/{problem}/{algorithm}/chunk_{chunk}.log",
+    priority: tune_priority
     threads: 1
     resources:
         mem_mb=4000,

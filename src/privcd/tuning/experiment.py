@@ -20,6 +20,7 @@ the problem's title) and skips those without a substitute, with a note.
 """
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -30,6 +31,9 @@ from privcd.tuning.chunks import chunk_count, group_by_privacy
 from privcd.tuning.grid import expand
 
 REQUIRED_PARAMETERS = ("passes", "step", "clip")
+# Scheduling (Snakemake ``priority``): the jobs that unblock tuning chunks (data, optimum,
+# calibrate) go first, then the chunks longest first, so the longest does not start last.
+UPSTREAM_PRIORITY = 1000
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,12 @@ class ProblemSpec:
     def key(self):
         """``"<paper>/<problem>"``: the problem's identity in seeds and results."""
         return f"{self.paper}/{self.name}"
+
+    @property
+    def size(self):
+        """``n * p`` of the dataset as registered (``DatasetSpec.shape``), before preprocessing."""
+        records, features = get_spec(self.dataset).shape
+        return records * features
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,26 @@ class Study:
             raise ValueError(f"chunk index={index} is outside [0, {self.n_chunks}) for {self.problem.key} "
                              f"{self.name}")
         return list(self.configurations[index * self.chunk_size:(index + 1) * self.chunk_size])
+
+    def chunk_work(self, index):
+        """Relative cost of chunk ``index``: ``tune_runs * (sum of its passes) * n * p``.
+
+        Every algorithm reads X about once a pass, so a chunk's time grows with its passes and the
+        size of the data. The estimate ignores density and each algorithm's constant (dorothea's
+        DP-SGD, whose noise is dense, costs 2.5 times its DP-CD); it only orders jobs.
+        """
+        passes = sum(float(configuration["passes"]) for configuration in self.chunk(index))
+        return self.tune_runs * passes * self.problem.size
+
+    def chunk_priority(self, index):
+        """Snakemake priority of chunk ``index``: ``10 log10(chunk_work)``, from 1 to ``UPSTREAM_PRIORITY - 1``.
+
+        Among the chunks ready to run, the ones estimated longest start first (longest processing
+        time first), so the last to start is short and both cores finish together.
+        """
+        work = self.chunk_work(index)
+        level = round(10 * math.log10(work)) if work > 0 else 1
+        return min(UPSTREAM_PRIORITY - 1, max(1, level))
 
 
 class Experiment:
