@@ -307,10 +307,12 @@ def test_titles_name_a_substitute_dataset(tmp_path):
 def test_chunk_priorities_put_the_longest_chunks_first_and_below_the_upstream_jobs():
     experiment = Experiment(smoke_config())
     small, large = experiment.study("demo", "a", "dp-cd"), experiment.study("demo", "c", "dp-cd")
-    assert large.problem.size == 800 * 100_000 and small.problem.size == 1_000 * 100
+    overhead = privcd.tuning.experiment.STEP_OVERHEAD
+    assert large.problem.pass_work == 800 * 100_000 + overhead * 100_800
+    assert small.problem.pass_work == 1_000 * 100 + overhead * 1_100
     for study in (small, large):
         works = [study.chunk_work(index) for index in range(study.n_chunks)]
-        expected = [study.tune_runs * sum(c["passes"] for c in study.chunk(index)) * study.problem.size
+        expected = [study.tune_runs * sum(c["passes"] for c in study.chunk(index)) * study.problem.pass_work
                     for index in range(study.n_chunks)]
         assert works == pytest.approx(expected)
         priorities = [study.chunk_priority(index) for index in range(study.n_chunks)]
@@ -319,5 +321,6 @@ def test_chunk_priorities_put_the_longest_chunks_first_and_below_the_upstream_jo
         # a chunk with more passes never comes after one with fewer
         order = sorted(range(study.n_chunks), key=works.__getitem__)
         assert [priorities[index] for index in order] == sorted(priorities)
-    # the same chunk on data 800 times larger: 29 levels higher (10 log10(800))
-    assert large.chunk_priority(0) - small.chunk_priority(0) == 29
+    # the same chunk on data 610 times more work: 28 levels higher (10 log10(610))
+    ratio = large.problem.pass_work / small.problem.pass_work
+    assert large.chunk_priority(0) - small.chunk_priority(0) == round(10 * np.log10(ratio)) == 28

@@ -34,6 +34,10 @@ REQUIRED_PARAMETERS = ("passes", "step", "clip")
 # Scheduling (Snakemake ``priority``): the jobs that unblock tuning chunks (data, optimum,
 # calibrate) go first, then the chunks longest first, so the longest does not start last.
 UPSTREAM_PRIORITY = 1000
+# The fixed cost of one sample or coordinate step in entries of X, for ProblemSpec.pass_work. With
+# it the estimate orders the dp-cd run of 8db9c71 as measured: DP-SGD on electricity (45,312 x 8)
+# took 1.8 times its time on Sparse LASSO (1,000 x 1,000); the estimate says 1.7 (n p alone, 0.36).
+STEP_OVERHEAD = 32
 
 
 @dataclass(frozen=True)
@@ -61,10 +65,15 @@ class ProblemSpec:
         return f"{self.paper}/{self.name}"
 
     @property
-    def size(self):
-        """``n * p`` of the dataset as registered (``DatasetSpec.shape``), before preprocessing."""
+    def pass_work(self):
+        """Relative cost of one pass over the data: ``n p + STEP_OVERHEAD (n + p)``.
+
+        ``n`` and ``p`` as registered (``DatasetSpec.shape``, before preprocessing). A pass reads X
+        once (``n p``) and takes n sample steps or p coordinate steps, each with a fixed cost (a
+        random draw, a loss derivative, a branch) worth about ``STEP_OVERHEAD`` entries of X.
+        """
         records, features = get_spec(self.dataset).shape
-        return records * features
+        return records * features + STEP_OVERHEAD * (records + features)
 
 
 @dataclass(frozen=True)
@@ -95,14 +104,13 @@ class Study:
         return list(self.configurations[index * self.chunk_size:(index + 1) * self.chunk_size])
 
     def chunk_work(self, index):
-        """Relative cost of chunk ``index``: ``tune_runs * (sum of its passes) * n * p``.
+        """Relative cost of chunk ``index``: ``tune_runs * (sum of its passes) * ProblemSpec.pass_work``.
 
-        Every algorithm reads X about once a pass, so a chunk's time grows with its passes and the
-        size of the data. The estimate ignores density and each algorithm's constant (dorothea's
-        DP-SGD, whose noise is dense, costs 2.5 times its DP-CD); it only orders jobs.
+        The estimate ignores density and each algorithm's constant (on dorothea DP-SGD, whose noise
+        is dense, took 2.5 times DP-CD's time); it only orders jobs.
         """
         passes = sum(float(configuration["passes"]) for configuration in self.chunk(index))
-        return self.tune_runs * passes * self.problem.size
+        return self.tune_runs * passes * self.problem.pass_work
 
     def chunk_priority(self, index):
         """Snakemake priority of chunk ``index``: ``10 log10(chunk_work)``, from 1 to ``UPSTREAM_PRIORITY - 1``.
