@@ -32,13 +32,15 @@ cluster_answers() {  # a node idle or mixed (not "idle*", not responding)
         grep -qE "^(idle|mix)$" <<<"$states"
 }
 daemons_run() { pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null; }
-
-if daemons_run; then  # a cluster that is starting up gets a minute to answer
+wait_for_cluster() {  # a cluster that is starting up gets a minute to answer
     for _ in $(seq 60); do
-        if cluster_answers; then break; fi
+        if cluster_answers; then return 0; fi
         sleep 1
     done
-fi
+    return 1
+}
+
+if daemons_run; then wait_for_cluster || true; fi
 if cluster_answers; then
     echo "a SLURM cluster already answers here: using it, starting and stopping nothing"
 else
@@ -126,10 +128,7 @@ CONF
     PIDFILES+=("$STATE/slurmctld.pid")
     /usr/sbin/slurmd -N localhost  # the hostname is not localhost: name the node
     PIDFILES+=("$STATE/slurmd.pid")
-    for _ in $(seq 60); do
-        if cluster_answers; then break; fi
-        sleep 1
-    done
+    wait_for_cluster || true
 fi
 sinfo -N
 
