@@ -4,6 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numba import njit
 
 import privcd
 
@@ -25,6 +26,15 @@ def make_problem(loss, penalty, lam, *, n=120, p=15, density=0.4, sparse=False, 
     else:
         y = X @ w_true + 0.1 * rng.normal(size=n)
     return privcd.Problem(sp.csc_matrix(X) if sparse else X, y, loss, penalty, lam)
+
+
+def fresh_assembly(dispatcher, *args):
+    """x86 assembly of a fresh, uncached compilation of a numba function with its own options
+    (numba does not disassemble code loaded from its disk cache)."""
+    options = {k: v for k, v in dispatcher.targetoptions.items() if k != "cache"}
+    fresh = njit(**options)(dispatcher.py_func)
+    fresh(*args)
+    return next(iter(fresh.inspect_asm().values()))
 
 
 @pytest.fixture(params=["dense", "sparse"])

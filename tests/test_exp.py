@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from numba import njit
 
+from conftest import fresh_assembly
+
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.linalg import lagged_clipped_gradient_sum
 from privcd.kernels.partial_sums import scratch
@@ -64,15 +66,6 @@ def test_special_values_and_the_clamp(x, expected):
 
 def test_nan_propagates():
     assert math.isnan(_exp_all(np.array([math.nan]))[0])
-
-
-def fresh_assembly(dispatcher, *args):
-    """x86 assembly of a fresh, uncached compilation of a numba function with its own options
-    (numba does not disassemble code loaded from its disk cache)."""
-    options = {k: v for k, v in dispatcher.targetoptions.items() if k != "cache"}
-    fresh = njit(**options)(dispatcher.py_func)
-    fresh(*args)
-    return next(iter(fresh.inspect_asm().values()))
 
 
 def _vector_ops(assembly, op):

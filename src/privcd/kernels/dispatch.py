@@ -24,9 +24,11 @@ def loss_value(code, z, y):
     return math.nan
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def loss_derivative(code, z, y):
-    """``dl/dz (z, y)`` of the loss with this code (NaN for an unknown code)."""
+    """``dl/dz (z, y)`` of the loss with this code (NaN for an unknown code). Inlined: a call left in a
+    kernel's loop (the branch for codes the kernel does not specialise) keeps numba's reference
+    counts of the loop's arrays, two atomic operations an array a step."""
     if code == logistic.CODE:
         return logistic.derivative(z, y)
     if code == squared.CODE:

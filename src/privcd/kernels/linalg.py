@@ -55,7 +55,8 @@ def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag
             return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, squared.CODE, threshold, work)
         return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work)
     if lag_delta != 0.0:
-        add_scaled_column(is_sparse, Xf, data, indices, indptr, lag_j, lag_delta, z)
+        for k in range(indptr[lag_j], indptr[lag_j + 1]):
+            z[indices[k]] += lag_delta * data[k]
     if loss_code == logistic.CODE:
         return _sparse_clipped_sum(data, indices, indptr, j, z, y, logistic.CODE, threshold, work)
     if loss_code == squared.CODE:
@@ -133,11 +134,18 @@ def add_scaled_column(is_sparse, Xf, data, indices, indptr, j, scale, z):
 @njit(cache=True)
 def matvec_columns(is_sparse, Xf, data, indices, indptr, w, n):
     """``X w`` from the column layout."""
-    z = np.zeros(n)
+    z = np.empty(n)
+    residuals_into(is_sparse, Xf, data, indices, indptr, w, z)
+    return z
+
+
+@njit(cache=True)
+def residuals_into(is_sparse, Xf, data, indices, indptr, w, z):
+    """``z = X w`` in place, from the column layout."""
+    z[:] = 0.0
     for j in range(w.shape[0]):
         if w[j] != 0.0:
             add_scaled_column(is_sparse, Xf, data, indices, indptr, j, w[j], z)
-    return z
 
 
 @njit(cache=True)
