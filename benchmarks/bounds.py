@@ -2,23 +2,29 @@
 
 A DP-CD pass on dense X takes p coordinate steps, each one pass over the n samples that updates the
 residuals and sums the clipped derivatives (``kernels/linalg.py::lagged_clipped_gradient_sum``);
-a DP-SGD pass with batch size 1 takes n steps, each drawing p Gaussian normals. Timing those pieces
-alone, on the shapes of ``shapes.py``, gives the least time a pass can take with them, as a ratio
-to the hardware bound (one ``X.T @ r``, one thread): the ratio no schedule of the same arithmetic
-can beat on this machine, to set beside the issue's ceiling of 3.
+a DP-SGD pass with batch size 1 takes n steps, each drawing p Gaussian normals. On a wide sparse X,
+a DP-CD step reads a few entries but has a fixed cost: it draws its coordinate and normal from the
+run's PCG64 generator (``kernels/dp_cd.py::draw_block``) and sums its column in the fixed order of
+32 partial sums (``kernels/partial_sums.py``) that keeps sparse X bit-identical to dense X.
+Timing those pieces alone, on the shapes of ``shapes.py``, gives the least time a pass can take
+with them, as a ratio to the hardware bound (one ``X.T @ r``, one thread): the ratio no schedule of
+the same arithmetic can beat on this machine, to set beside the issue's ceiling of 3.
 """
 import numpy as np
 from numba import njit
 from threadpoolctl import threadpool_limits
 
+from privcd.kernels.dp_cd import BLOCK_ITERATIONS, draw_block
 from privcd.kernels.gaussian import fill_standard_normal, fill_standard_normal_parallel
 from privcd.kernels.layout import column_arrays
 from privcd.kernels.linalg import lagged_clipped_gradient_sum
 from privcd.kernels.partial_sums import scratch
-from benchmarks.harness import median_seconds
+from privcd.kernels.prefetch import prefetch_column
+from benchmarks.harness import hardware_bound_seconds, median_seconds
 from benchmarks.shapes import make_problem, make_X
 
 SHAPES = [("california", 20_640, 8), ("square", 1_000, 1_000)]
+SPARSE_SHAPE = ("dorothea", 800, 100_000, 0.01)  # shapes.py's sparse shape
 CEILING = 3.0  # issues 2 and 7: DP-CD and DP-SGD per pass at most 3x one X.T @ r
 NORMALS = 2**16  # normals a timing of the draws fills
 ROWS_PER_BLOCK = 32  # rows of 1,000 normals one parallel draw fills (DP-SGD's block on 1,000 x 1,000)
@@ -46,6 +52,47 @@ def coordinate_pass_seconds(problem, repeats):
     steps = max(1, 200_000 // problem.n_samples)
     coordinate_passes(*arguments, 1)  # compile
     return median_seconds(lambda: coordinate_passes(*arguments, steps), repeats, minimum_seconds=0.2) / steps
+
+
+@njit
+def random_column_sums(Xf, data, indices, indptr, y, loss_code, z, work, coordinates):
+    """The clipped sums of DP-CD's sparse steps over the columns ``coordinates`` (each with the
+    previous column's lag, each requesting the columns ahead as the kernel does), nothing else; their
+    total, so that nothing is left out."""
+    block = coordinates.shape[0]
+    total = 0.0
+    lag_j = coordinates[0]
+    for t in range(block):
+        prefetch_column(data, indices, indptr, coordinates, t, block)
+        j = coordinates[t]
+        total += lagged_clipped_gradient_sum(True, Xf, data, indices, indptr, lag_j, 1e-12, j, z, y, loss_code, 1.0,
+                                             work)
+        lag_j = j
+    return total
+
+
+def sparse_step_seconds(repeats):
+    """Median seconds a DP-CD step on the sparse shape spends (a) drawing its coordinate and normal
+    and (b) summing its column's clipped terms (random columns, per loss); the bound, sparse
+    ``X.T @ r``."""
+    name, n, p, density = SPARSE_SHAPE
+    rng = np.random.default_rng(0)
+    coordinates = np.empty(BLOCK_ITERATIONS, dtype=np.int64)
+    normals = np.empty(BLOCK_ITERATIONS)
+    draw_block(rng, p, coordinates, normals, BLOCK_ITERATIONS)
+    draws = median_seconds(lambda: draw_block(rng, p, coordinates, normals, BLOCK_ITERATIONS), repeats,
+                           minimum_seconds=0.2) / BLOCK_ITERATIONS
+    columns = np.random.default_rng(1).integers(0, p, size=p)
+    X = make_X(n, p, density)
+    sums = {}
+    for loss, penalty in (("squared", "l1"), ("logistic", "l2")):
+        problem = make_problem(X, loss, penalty, 1e-3, False)
+        _, Xf, data, indices, indptr = column_arrays(problem)
+        arguments = (Xf, data, indices, indptr, problem.y, problem.loss.code, np.zeros(n), scratch(n), columns)
+        random_column_sums(*arguments[:-1], columns[:10])  # compile
+        sums[loss] = median_seconds(lambda: random_column_sums(*arguments), repeats, minimum_seconds=0.2) / p
+        bound, _ = hardware_bound_seconds(problem, repeats)
+    return name, n, p, draws, sums, bound
 
 
 def normal_seconds(repeats):
@@ -80,6 +127,11 @@ def run(quick):
                      "normal_seconds": per_normal, "normal_seconds_all_threads": per_normal_threads,
                      "dp_sgd_least_ratio": n * p * per_normal / bound,
                      "dp_sgd_least_ratio_all_threads": n * p * per_normal_threads / bound})
+    name, n, p, draws, sums, bound = sparse_step_seconds(repeats)
+    for loss, per_column in sums.items():
+        rows.append({"shape": name, "n": n, "p": p, "loss": loss, "sparse": True, "bound_seconds": bound,
+                     "draw_seconds": draws, "column_sum_seconds": per_column,
+                     "dp_cd_least_ratio": p * (draws + per_column) / bound})
     return rows
 
 
@@ -89,7 +141,14 @@ def markdown(rows):
     for r in rows:
         shape = f"{r['shape']} ({r['n']:,} x {r['p']:,})"
         bound_ms = r["bound_seconds"] * 1e3
-        if "coordinate_pass_seconds" in r:
+        if r.get("sparse"):
+            per_step = r["draw_seconds"] + r["column_sum_seconds"]
+            lines.append(f"| {r['shape']} ({r['n']:,} x {r['p']:,}, sparse) | DP-CD, {r['loss']}: p steps, each "
+                         f"drawing a coordinate and a normal ({r['draw_seconds'] * 1e9:.1f} ns) and summing a "
+                         f"random column in 32 partial sums ({r['column_sum_seconds'] * 1e9:.1f} ns) | "
+                         f"{per_step * 1e9:.1f} a step | {r['p'] * per_step * 1e3:.3f} | {bound_ms:.3f} | "
+                         f"{r['dp_cd_least_ratio']:.1f} | {CEILING:g} |")
+        elif "coordinate_pass_seconds" in r:
             per_sample = r["coordinate_pass_seconds"] / r["n"]
             lines.append(f"| {shape} | DP-CD, {r['loss']}: p passes over the n samples (residual update, "
                          f"clipped derivative, sum) | {per_sample * 1e9:.2f} a sample | "
@@ -103,12 +162,15 @@ def markdown(rows):
                              f"normal | {r['n'] * r['p'] * per * 1e3:.3f} | {bound_ms:.3f} | {ratio:.1f} | "
                              f"{CEILING:g} |")
     lines += ["", "Bound: one `X.T @ r` with one BLAS thread, as the kernels' passes run on one thread (the "
-              "shapes section divides by the faster of 1 and all threads). "
+              "shapes section divides by the faster of 1 and all threads); sparse, scipy's product, the faster "
+              "of CSC and CSR. "
               "Each piece timed alone (medians), with nothing else of the pass: a pass of the kernel also "
               "draws its random numbers, takes its proximal steps and, for DP-SGD, its dot products, so it "
               "takes longer than *least ms*. A least ratio above the ceiling means the ceiling cannot be met "
               "with this arithmetic on this machine: for the logistic loss, each sample-step evaluates an "
               "`exp` and a division (`kernels/elementary.py::exp`, vectorised); for DP-SGD, each step draws "
               "p Box-Muller normals from the SplitMix64 stream (`kernels/gaussian.py`), whose bits the "
-              "runs' reproducibility fixes."]
+              "runs' reproducibility fixes; on sparse X, each DP-CD step draws from the run's PCG64 "
+              "generator and sums in the fixed order that keeps sparse X bit-identical to dense X, a fixed "
+              "cost a step where `X.T @ r` spends a few nanoseconds a column."]
     return "\n".join(lines)

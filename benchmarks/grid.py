@@ -12,6 +12,7 @@ from privcd.tuning import derive_seed, draws_identity, expand, fit_arguments, ru
 from benchmarks.shapes import make_problem, make_X
 
 N, P = 20_640, 8
+PASSES = 5
 ALGORITHMS = ("dp-cd", "dp-sgd")  # the algorithms the papers tune most
 IDENTITY = dict(base_seed=0, paper="bench", problem_name="grid")
 
@@ -20,9 +21,9 @@ def problem():
     return make_problem(make_X(N, P, None), "logistic", "l2", 1e-3, False)
 
 
-def configurations(count):
+def configurations(count, passes=PASSES):
     """``count`` configurations (20 steps x count/20 clipping thresholds), one privacy setting."""
-    return expand({"epsilon": 1.0, "delta": "1/n^2", "passes": 5, "step": np.logspace(-2, 1, 20).tolist(),
+    return expand({"epsilon": 1.0, "delta": "1/n^2", "passes": passes, "step": np.logspace(-2, 1, 20).tolist(),
                    "clip": np.logspace(-2, 2, count // 20).tolist()})
 
 

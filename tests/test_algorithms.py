@@ -1,4 +1,5 @@
 """Generic tests every registered algorithm must pass (adding an algorithm adds it here)."""
+import dataclasses
 import json
 import os
 import subprocess
@@ -11,6 +12,7 @@ import scipy.sparse as sp
 
 import privcd
 from privcd.algorithms import ALGORITHMS
+from privcd.fit import prepare
 from conftest import make_problem
 
 ALGORITHM_NAMES = sorted(ALGORITHMS)
@@ -39,6 +41,32 @@ def test_same_seed_same_bits_and_other_seed_differs(name):
     assert np.array_equal(first.w, again.w)
     assert first.history["objective"].equals(again.history["objective"])
     assert not np.array_equal(first.w, other.w)
+
+
+def _array_sizes(values):
+    """Sizes of the numpy arrays among ``values``, also inside the fields of dataclasses."""
+    sizes = []
+    for value in values:
+        if isinstance(value, np.ndarray):
+            sizes.append(value.size)
+        elif dataclasses.is_dataclass(value):
+            sizes += _array_sizes(vars(value).values())
+    return sizes
+
+
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_a_plan_holds_no_array_of_the_problems_size(name):
+    """A tuning chunk plans all its runs (thousands) before running them (``privcd.fit_many``): a
+    plan holding per-coordinate arrays took 11.7 GB for a DP-GCD chunk on dorothea (p = 72,113).
+    Plans hold scalars; the runs build their arrays when they start."""
+    entry = CASES.get(name, ("logistic", "l2", 0.01, {}))
+    loss, penalty, lam, options = entry[:4]
+    problem = make_problem(loss, penalty, lam, n=60, p=500, **(entry[4] if len(entry) > 4 else {}))
+    *_, plan = prepare(problem, name, epsilon=1.0, delta=1e-5, **HYPER, **options)
+    sizes = _array_sizes([*plan.kernel.values(), *plan.info.values()])
+    assert all(size < problem.n_samples for size in sizes), sizes
+    run = privcd.fit(problem, name, epsilon=1.0, delta=1e-5, seed=0, **HYPER, **options)
+    assert np.all(np.isfinite(run.w))
 
 
 @pytest.mark.parametrize("name", ALGORITHM_NAMES)

@@ -165,8 +165,9 @@ def test_laplace_scales_follow_the_sensitivity():
     plan = plan_for(problem, epsilon=0.8, delta=1e-6, passes=5, clip=3.0)
     step = plan.info["epsilon_per_mechanism"]
     sensitivity = 2 * coordinate_thresholds(problem.M, 3.0) / problem.n_samples
-    np.testing.assert_allclose(plan.info["release_scale"], sensitivity / step, rtol=1e-15)
-    np.testing.assert_allclose(plan.info["selection_scale"], 2 * sensitivity / step, rtol=1e-15)
+    arrays = dp_gcd.kernel_arrays(problem, plan)
+    np.testing.assert_allclose(arrays["release_scale"], sensitivity / step, rtol=1e-15)
+    np.testing.assert_allclose(arrays["selection_scale"], 2 * sensitivity / step, rtol=1e-15)
     assert plan.calibration.noise_multiplier == pytest.approx(math.sqrt(2) / step, rel=1e-15)
     assert plan.calibration.accountant == "advanced-composition"
     # the scaled sensitivity of every selection score is the same: Delta_j / sqrt(M_j)
@@ -225,9 +226,10 @@ def test_selection_noise_has_the_calibrated_scale(rule):
     problem = privcd.Problem(X, y, "squared")
     plan = plan_for(problem, epsilon=3.0, delta=1e-5, passes=1, clip=2.0, rule=rule)
     M = problem.M
-    C = plan.info["thresholds"]
+    arrays = dp_gcd.kernel_arrays(problem, plan)
+    C = arrays["thresholds"]
     g = np.clip(2 * (0 - y)[:, None] * X, -C, C).mean(axis=0)
-    scale = plan.info["selection_scale"]
+    scale = arrays["selection_scale"]
     if rule is None:
         expected, halved = (selection_probability(g, b, M) for b in (scale, scale / 2))
     else:
@@ -249,7 +251,7 @@ def test_release_noise_has_the_calibrated_scale():
     X = rng.normal(size=(n, p)) * np.array([0.1, 1.0, 5.0, 20.0])
     problem = privcd.Problem(X, np.zeros(n), "squared")
     plan = plan_for(problem, epsilon=1.0, delta=1e-5, passes=1, step=0.3, clip=2.0)
-    scale = plan.info["release_scale"]
+    scale = dp_gcd.kernel_arrays(problem, plan)["release_scale"]
     counts = np.zeros(p)
     standardised = []
     for seed in range(3000):

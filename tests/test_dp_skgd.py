@@ -255,7 +255,7 @@ def test_numpy_reference_follows_the_same_random_path(sketch):
     settings = Settings(epsilon=1.0, delta=1e-5, passes=8, step=0.5, clip=1.0)
     plan = dp_skgd.plan(problem, settings, {**dp_skgd.OPTIONS, "noise": "coordinate", "inner_iterations": 7,
                                             **SKETCH_OPTIONS[sketch]})
-    w, _ = dp_skgd.run(problem, plan, 6)
+    w, _, _ = dp_skgd.run(problem, plan, 6)
     assert np.count_nonzero(w) > 5
     np.testing.assert_allclose(numpy_dp_skgd.run(problem, plan, 6), w, rtol=1e-10, atol=1e-14)
 

@@ -13,11 +13,12 @@ draw is exactly 0, which the kernel redraws).
 import numpy as np
 
 from privcd.algorithms.base import kernel_rng
+from privcd.algorithms.dp_gcd import kernel_arrays
 
 
 def run(problem, plan, seed):
     """The iterate after ``plan.n_iterations`` DP-GCD steps from w = 0."""
-    k = plan.kernel
+    k = kernel_arrays(problem, plan)
     rule = plan.info["rule"]
     rng = kernel_rng(seed)
     X = problem.columns

@@ -14,6 +14,7 @@ import numpy as np
 
 from benchmarks.numpy_reference.dp_cd import dense_columns, derivatives, prox
 from privcd.algorithms.base import kernel_rng
+from privcd.algorithms.dp_skgd import kernel_arrays
 from privcd.kernels.dp_skgd import SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM
 
 
@@ -55,6 +56,7 @@ def draw_block(rng, k, order):
 def run(problem, plan, seed):
     """DP-SkGD for ``plan`` from w = 0; returns the final iterate (or average)."""
     k = plan.kernel
+    step_sizes, thresholds, noise_std, noise_weights = kernel_arrays(problem, plan)
     rng = kernel_rng(seed)
     X = dense_columns(problem)
     n, p = X.shape
@@ -67,11 +69,11 @@ def run(problem, plan, seed):
         block = draw_block(rng, k, order)
         if block.size:
             columns = X[:, block]
-            C = k["thresholds"][block]
+            C = thresholds[block]
             gradient = np.clip(derivatives(problem, z)[:, None] * columns, -C, C).sum(axis=0) / n
-            factor = 1.0 if k["sketch"] == SKETCH_UNIFORM else np.sqrt(k["noise_weights"][block].sum())
-            noise = k["noise_std"][block] * factor * rng.standard_normal(block.size)
-            gamma = k["step_sizes"][block]
+            factor = 1.0 if k["sketch"] == SKETCH_UNIFORM else np.sqrt(noise_weights[block].sum())
+            noise = noise_std[block] * factor * rng.standard_normal(block.size)
+            gamma = step_sizes[block]
             new = prox(problem, w[block] - gamma * (gradient + noise), gamma)
             z += columns @ (new - w[block])
             w[block] = new

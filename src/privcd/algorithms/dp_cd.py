@@ -90,7 +90,8 @@ def coordinate_parameters(M, step, clip, noise_multiplier, n_samples):
 
 
 def plan(problem, settings, options):
-    """Calibrate sigma_j and build the kernel arguments; see the module docstring."""
+    """Calibrate the noise multiplier and record the kernel's settings, scalars only
+    (:func:`kernel_parameters` builds the arrays when the run starts); see the module docstring."""
     per_pass = iterations_per_pass(problem, options)
     n_iterations, inner = iteration_count(settings.passes, per_pass, options["inner_iterations"])
     smoothness = check_choice("smoothness", options["smoothness"], SMOOTHNESS)
@@ -100,15 +101,11 @@ def plan(problem, settings, options):
         smoothness_epsilon, epsilon = split_budget(settings.epsilon, share)
     calibration = calibrate_releases(n_iterations, epsilon=epsilon, delta=settings.delta,
                                      accountant=options["accountant"], store=settings.calibrations)
-    if smoothness == "public":
-        step_sizes, thresholds, noise_std = coordinate_parameters(
-            problem.M, settings.step, settings.clip, calibration.noise_multiplier, problem.n_samples)
-        kernel = dict(step_sizes=step_sizes, thresholds=thresholds, noise_std=noise_std, inner=inner)
-        info = {"thresholds": thresholds, "noise_std": noise_std}
-    else:
+    kernel = dict(step=settings.step, clip=settings.clip, noise_multiplier=calibration.noise_multiplier, inner=inner)
+    info = {}
+    if smoothness == "private":
         mechanism = smoothness_mechanism(problem, smoothness_epsilon)
-        kernel = dict(smoothness=mechanism, step=settings.step, clip=settings.clip,
-                      noise_multiplier=calibration.noise_multiplier, inner=inner)
+        kernel["smoothness"] = mechanism
         info = {"smoothness_epsilon": smoothness_epsilon, "optimisation_epsilon": calibration.epsilon,
                 "smoothness_bounds": mechanism.bounds, "laplace_scale": mechanism.scale}
         calibration = dataclasses.replace(calibration, epsilon=smoothness_epsilon + calibration.epsilon)
@@ -125,8 +122,8 @@ def plan(problem, settings, options):
 def run(problem, plan, seed):
     """Run the :func:`privcd.kernels.dp_cd.dp_cd` kernel from w = 0.
 
-    Returns ``(w, snapshots, facts)``: ``facts`` holds DP-CD-P's private constants (see
-    :func:`kernel_parameters`), empty otherwise.
+    Returns ``(w, snapshots, facts)``: ``facts`` holds the thresholds and noise scales, and
+    DP-CD-P's private constants (see :func:`kernel_parameters`).
     """
     step_sizes, thresholds, noise_std, facts = kernel_parameters(problem, plan, seed)
     w, snapshots = dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
@@ -162,16 +159,18 @@ def run_many(problem, plans, seed):
 
 
 def kernel_parameters(problem, plan, seed):
-    """``(gamma_j, C_j, sigma_j, facts)`` of the run with this seed.
+    """``(gamma_j, C_j, sigma_j, facts)`` of the run with this seed, built when the run starts (a
+    plan holds the scalars they come from, so a chunk's thousands of plans stay small on a wide X).
 
-    Public smoothness: the plan's arrays and no facts. DP-CD-P: the arrays given by the private
-    ``M_j`` drawn from ``seed``, and ``facts = {"M_private", "thresholds", "noise_std"}`` for the
-    Run's ``info``.
+    From the problem's ``M_j`` (public smoothness) or from the private ``M_j`` drawn from ``seed``
+    (DP-CD-P); ``facts = {"thresholds", "noise_std"}`` for the Run's ``info``, with ``"M_private"``
+    for DP-CD-P.
     """
     k = plan.kernel
-    if "smoothness" not in k:
-        return k["step_sizes"], k["thresholds"], k["noise_std"], {}
-    M = private_smoothness(k["smoothness"], seed)
+    M = private_smoothness(k["smoothness"], seed) if "smoothness" in k else problem.M
     step_sizes, thresholds, noise_std = coordinate_parameters(M, k["step"], k["clip"], k["noise_multiplier"],
                                                               problem.n_samples)
-    return step_sizes, thresholds, noise_std, {"M_private": M, "thresholds": thresholds, "noise_std": noise_std}
+    facts = {"thresholds": thresholds, "noise_std": noise_std}
+    if "smoothness" in k:
+        facts["M_private"] = M
+    return step_sizes, thresholds, noise_std, facts

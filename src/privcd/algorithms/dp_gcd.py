@@ -104,23 +104,21 @@ def laplace_scales(thresholds, n_samples, epsilon_per_mechanism):
 
 
 def plan(problem, settings, options):
-    """Calibrate epsilon' and build the kernel arguments; see the module docstring."""
+    """Calibrate epsilon' and record the kernel's settings; see the module docstring. The plan holds
+    scalars only (:func:`kernel_arrays` builds the per-coordinate arrays when the run starts), so
+    a chunk's thousands of plans stay small on a wide X."""
     rule = selection_rule(problem, options["rule"])
     n_iterations = iterations_for(settings.passes, 1.0)
-    M = problem.M
-    thresholds = coordinate_thresholds(M, settings.clip)
     mechanisms = 2 * n_iterations
     if settings.private:
         epsilon_step = privacy.advanced_composition_epsilon_per_step(settings.epsilon, settings.delta,
                                                                      mechanisms)
-        selection_scale, release_scale = laplace_scales(thresholds, problem.n_samples, epsilon_step)
         calibration = privacy.Calibration(
             noise_multiplier=math.sqrt(2.0) / epsilon_step,
             epsilon=privacy.advanced_composition_epsilon(epsilon_step, settings.delta, mechanisms),
             delta=settings.delta, accountant=ACCOUNTANT)
     else:
         epsilon_step = math.inf
-        selection_scale = release_scale = np.zeros_like(M)
         calibration = privacy.Calibration(noise_multiplier=0.0, epsilon=math.inf, delta=settings.delta,
                                           accountant=None)
     return Plan(
@@ -128,27 +126,40 @@ def plan(problem, settings, options):
         iterations_per_pass=1.0,
         checkpoints=checkpoints_for(options, settings.passes, n_iterations),
         calibration=calibration,
-        kernel=dict(step_sizes=coordinate_step_sizes(M, settings.step), thresholds=thresholds,
-                    selection_scale=selection_scale, release_scale=release_scale, rule=RULES[rule]),
-        info={"rule": rule, "thresholds": thresholds, "mechanisms": mechanisms,
-              "epsilon_per_mechanism": epsilon_step, "selection_scale": selection_scale,
-              "release_scale": release_scale},
+        kernel=dict(step=settings.step, clip=settings.clip, epsilon_per_mechanism=epsilon_step, rule=RULES[rule]),
+        info={"rule": rule, "mechanisms": mechanisms, "epsilon_per_mechanism": epsilon_step},
     )
+
+
+def kernel_arrays(problem, plan):
+    """The run's per-coordinate arrays :data:`SCALES`, as a dict: step sizes ``gamma_j = step / M_j``,
+    thresholds ``C_j`` and the Laplace scales of the selection and the release (:func:`laplace_scales`;
+    zero without privacy). The scales and thresholds also go to ``Run.info``."""
+    k = plan.kernel
+    M = problem.M
+    thresholds = coordinate_thresholds(M, k["clip"])
+    if math.isfinite(k["epsilon_per_mechanism"]):
+        selection_scale, release_scale = laplace_scales(thresholds, problem.n_samples, k["epsilon_per_mechanism"])
+    else:
+        selection_scale = release_scale = np.zeros_like(M)
+    return {"step_sizes": coordinate_step_sizes(M, k["step"]), "thresholds": thresholds,
+            "selection_scale": selection_scale, "release_scale": release_scale}
 
 
 def run(problem, plan, seed):
     """Run the :func:`privcd.kernels.dp_gcd.dp_gcd` kernel from w = 0.
 
-    Returns ``(w, snapshots, extra)`` with ``extra = {"selected": int64 array of the coordinate of
-    each iteration, "updated": bool array of the coordinates ever selected}``.
+    Returns ``(w, snapshots, extra)`` with ``extra`` the thresholds and Laplace scales
+    (:func:`kernel_arrays`), ``"selected"`` (int64 array of the coordinate of each iteration) and
+    ``"updated"`` (bool array of the coordinates ever selected).
     """
-    k = plan.kernel
+    arrays = kernel_arrays(problem, plan)
     p = problem.n_features
     w, snapshots, selected = dp_gcd(
         *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
-        problem.M, k["step_sizes"], k["thresholds"], k["selection_scale"], k["release_scale"], k["rule"],
-        plan.n_iterations, plan.checkpoints, kernel_rng(seed), np.zeros(p))
-    return w, snapshots, _selection_facts(selected, p)
+        problem.M, *(arrays[name] for name in SCALES), plan.kernel["rule"], plan.n_iterations, plan.checkpoints,
+        kernel_rng(seed), np.zeros(p))
+    return w, snapshots, _run_facts(arrays, selected, p)
 
 
 def batch_key(plan):
@@ -168,16 +179,19 @@ def run_many(problem, plans, seed):
     same bits, in one :func:`privcd.kernels.dp_gcd.dp_gcd_many` call."""
     first = plans[0]
     p = problem.n_features
-    scales = [np.stack([plan.kernel[name] for plan in plans]) for name in SCALES]
+    arrays = [kernel_arrays(problem, plan) for plan in plans]
+    scales = [np.stack([entry[name] for entry in arrays]) for name in SCALES]
     W, snapshots, selected = dp_gcd_many(
         *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam, problem.M,
         *scales, first.kernel["rule"], first.n_iterations, first.checkpoints, kernel_rng(seed),
         np.zeros((len(plans), p)))
-    return [(W[k], snapshots[k], _selection_facts(selected[k], p)) for k in range(len(plans))]
+    return [(W[k], snapshots[k], _run_facts(arrays[k], selected[k], p)) for k in range(len(plans))]
 
 
-def _selection_facts(selected, p):
-    """``{"selected": the coordinate of each iteration, "updated": which coordinates were ever selected}``."""
+def _run_facts(arrays, selected, p):
+    """``Run.info`` entries of a finished run: its thresholds and Laplace scales, ``"selected"`` (the
+    coordinate of each iteration) and ``"updated"`` (which coordinates were ever selected)."""
     updated = np.zeros(p, dtype=bool)
     updated[selected[selected >= 0]] = True
-    return {"selected": selected, "updated": updated}
+    return {"thresholds": arrays["thresholds"], "selection_scale": arrays["selection_scale"],
+            "release_scale": arrays["release_scale"], "selected": selected, "updated": updated}

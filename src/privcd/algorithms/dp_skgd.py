@@ -161,49 +161,68 @@ def smoothness_probabilities(M, tau):
 
 
 def plan(problem, settings, options):
-    """Validate the sketch, calibrate z and build the kernel arguments; see the module docstring."""
+    """Validate the sketch, calibrate z and record the kernel's settings (scalars, and the inclusion
+    probabilities of the importance sketch; :func:`kernel_arrays` builds the per-coordinate arrays
+    when the run starts); see the module docstring."""
     sketch = sketch_of(problem, options)
     noise = check_choice("noise", options["noise"], NOISE_MODELS)
     per_pass = problem.n_features / sketch.expected_size
     n_iterations, inner = iteration_count(settings.passes, per_pass, options["inner_iterations"])
     calibration = calibrate_releases(n_iterations, epsilon=settings.epsilon, delta=settings.delta,
                                      accountant=options["accountant"], store=settings.calibrations)
-    z = calibration.noise_multiplier
-    step_sizes, thresholds, noise_std = coordinate_parameters(problem.M, settings.step, settings.clip, z,
-                                                              problem.n_samples)
-    noise_weights = np.ones(problem.n_features)
-    if z > 0 and noise == "isotropic" and sketch.code != SKETCH_UNIFORM:
-        # sigma_S = z Delta_S = (z 2 / n) sqrt(sum_{k in S} C_k^2) on every coordinate of S
-        noise_std = np.full(problem.n_features, z * 2.0 / problem.n_samples)
-        noise_weights = thresholds**2
     return Plan(
         n_iterations=n_iterations,
         iterations_per_pass=per_pass,
         checkpoints=checkpoints_for(options, settings.passes, n_iterations),
         calibration=calibration,
         kernel=dict(sketch=sketch.code, tau=sketch.tau,
-                    probabilities=sketch.probabilities if sketch.code == SKETCH_IMPORTANCE
-                    else np.zeros(problem.n_features),
-                    step_sizes=step_sizes, thresholds=thresholds, noise_std=noise_std,
-                    noise_weights=noise_weights, inner=inner),
-        info={"sketch": sketch.name, "probabilities": sketch.probabilities,
-              "expected_block_size": sketch.expected_size, "noise": noise, "thresholds": thresholds,
-              "noise_std": noise_std, "noise_weights": noise_weights},
+                    probabilities=sketch.probabilities if sketch.code == SKETCH_IMPORTANCE else np.empty(0),
+                    step=settings.step, clip=settings.clip, noise_multiplier=calibration.noise_multiplier,
+                    noise=noise, inner=inner),
+        info={"sketch": sketch.name, "expected_block_size": sketch.expected_size, "noise": noise},
     )
+
+
+def kernel_arrays(problem, plan):
+    """The run's per-coordinate arrays ``(step_sizes, thresholds, noise_std, noise_weights)``, built
+    when the run starts (the plan holds the scalars they come from, so a chunk's thousands of plans
+    stay small): dp-cd's ``gamma_j``, ``C_j`` and ``sigma_j = z 2 C_j / n`` with unit weights, or for
+    the isotropic noise of a block sketch ``sigma_j = z 2 / n`` and weights ``C_j^2``, so that the
+    noise of block S has ``sigma_S = z (2 / n) sqrt(sum_{k in S} C_k^2)`` on each of its coordinates."""
+    k = plan.kernel
+    z = k["noise_multiplier"]
+    step_sizes, thresholds, noise_std = coordinate_parameters(problem.M, k["step"], k["clip"], z, problem.n_samples)
+    noise_weights = np.ones(problem.n_features)
+    if z > 0 and k["noise"] == "isotropic" and k["sketch"] != SKETCH_UNIFORM:
+        noise_std = np.full(problem.n_features, z * 2.0 / problem.n_samples)
+        noise_weights = thresholds**2
+    return step_sizes, thresholds, noise_std, noise_weights
 
 
 def run(problem, plan, seed):
     """Run the :func:`privcd.kernels.dp_skgd.dp_skgd` kernel from w = 0; the uniform sketch runs
-    :func:`privcd.kernels.dp_cd.dp_cd` itself (the same compiled loop, so DP-CD's bits by construction)."""
+    :func:`privcd.kernels.dp_cd.dp_cd` itself (the same compiled loop, so DP-CD's bits by construction).
+
+    Returns ``(w, snapshots, facts)``, ``facts`` the arrays of :func:`kernel_arrays` but the step
+    sizes and the inclusion probabilities p_j (``E|S| / p`` each but for the importance sketch),
+    for the Run's ``info``."""
     k = plan.kernel
+    p = problem.n_features
+    step_sizes, thresholds, noise_std, noise_weights = kernel_arrays(problem, plan)
+    probabilities = (k["probabilities"] if k["sketch"] == SKETCH_IMPORTANCE
+                     else np.full(p, plan.info["expected_block_size"] / p))
+    facts = {"thresholds": thresholds, "noise_std": noise_std, "noise_weights": noise_weights,
+             "probabilities": probabilities}
     if k["sketch"] == SKETCH_UNIFORM:
-        return dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
-                     k["step_sizes"], k["thresholds"], k["noise_std"], plan.n_iterations, k["inner"],
-                     plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features))
-    return dp_skgd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
-                   k["sketch"], k["tau"], k["probabilities"], k["step_sizes"], k["thresholds"], k["noise_std"],
-                   k["noise_weights"], plan.n_iterations, k["inner"], plan.checkpoints, kernel_rng(seed),
-                   np.zeros(problem.n_features))
+        w, snapshots = dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
+                             problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, k["inner"],
+                             plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features))
+    else:
+        w, snapshots = dp_skgd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
+                               problem.lam, k["sketch"], k["tau"], k["probabilities"], step_sizes, thresholds,
+                               noise_std, noise_weights, plan.n_iterations, k["inner"], plan.checkpoints,
+                               kernel_rng(seed), np.zeros(problem.n_features))
+    return w, snapshots, facts
 
 
 def _is_smoothness(probabilities):

@@ -11,7 +11,12 @@ With ``inner > 0`` the iterates are averaged every ``inner`` steps (Alg. 1 line 
 Every iteration draws one coordinate (``rng.integers(0, p)``) then one standard normal from the
 run's ``numpy.random.Generator``, whatever the noise scale, so runs with the same seed visit the
 same coordinates with the same normals, and :func:`dp_cd_many` runs configurations that differ
-only in step sizes, thresholds and noise scales in lockstep.
+only in step sizes, thresholds and noise scales in lockstep. Both kernels draw them a block of
+:data:`BLOCK_ITERATIONS` iterations ahead (:func:`draw_block`, the same numbers in the same
+order), so that on sparse X a step can request the columns of the steps after it
+(:mod:`privcd.kernels.prefetch`): on 800 x 100,000 at 1% (8 entries a column, one thread) a
+step of :func:`dp_cd` took 327 ns at 1dcb6a7 (squared loss; logistic 349) and 114 now (194), and a
+step of :func:`dp_cd_many` with 32 configurations 894 then and 621 now (1,199 and 895).
 """
 import numpy as np
 from numba import njit, prange
