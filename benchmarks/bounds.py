@@ -144,8 +144,9 @@ def markdown(rows):
         if r.get("sparse"):
             per_step = r["draw_seconds"] + r["column_sum_seconds"]
             lines.append(f"| {r['shape']} ({r['n']:,} x {r['p']:,}, sparse) | DP-CD, {r['loss']}: p steps, each "
-                         f"drawing a coordinate and a normal ({r['draw_seconds'] * 1e9:.1f} ns) and summing a "
-                         f"random column in 32 partial sums ({r['column_sum_seconds'] * 1e9:.1f} ns) | "
+                         f"drawing a coordinate and a normal ({r['draw_seconds'] * 1e9:.1f} ns), then applying the "
+                         f"last step's change to the residuals and summing a random column in 32 partial sums "
+                         f"({r['column_sum_seconds'] * 1e9:.1f} ns) | "
                          f"{per_step * 1e9:.1f} a step | {r['p'] * per_step * 1e3:.3f} | {bound_ms:.3f} | "
                          f"{r['dp_cd_least_ratio']:.1f} | {CEILING:g} |")
         elif "coordinate_pass_seconds" in r:

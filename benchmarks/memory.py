@@ -1,4 +1,4 @@
-"""Peak resident memory of a tuning chunk, in a fresh process (``resource.getrusage``), against the
+"""Peak resident memory of a tuning chunk, in a fresh process (``VmHWM`` of ``/proc/self/status``), against the
 size of X plus ``configurations x (n + p)`` doubles (one iterate and one residual per
 configuration, what a batched kernel would hold at once): the grid benchmark's chunk (20,640 x 8),
 and a chunk of the coordinate methods on the sparse shape (800 x 100,000 at 1%), where anything a
@@ -7,7 +7,10 @@ starts them; plans hold scalars, ``tests/test_algorithms.py``).
 
 The chunk's increment is the process's peak RSS after the chunk minus its resident size just
 before it: exact when the chunk raised the peak, an upper bound otherwise (the peak is then an
-earlier one, e.g. numba compiling in the warm-up when its disk cache is cold)."""
+earlier one, e.g. numba compiling in the warm-up when its disk cache is cold). The peak is the
+address space's high-water mark, not ``getrusage``'s ``ru_maxrss``, which Linux carries over an
+``exec`` from the forked parent: after the Opacus section had loaded torch into the benchmark
+process, every fresh process reported that process's 1.1 GB as its peak."""
 from benchmarks import grid
 from benchmarks.harness import run_python
 from benchmarks.shapes import make_problem, make_X
@@ -17,7 +20,10 @@ WIDE_ALGORITHMS = ("dp-cd", "dp-gcd")  # coordinate methods: arrays per coordina
 WIDE_PASSES = 2
 
 CODE = """
-import json, os, resource
+import json, os
+def high_water_bytes():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
 from benchmarks import grid, memory
 from privcd.tuning import run_chunk
 data = grid.problem() if {wide} is False else memory.wide_problem()
@@ -25,9 +31,9 @@ configurations = grid.configurations({count}, passes={passes})
 run_chunk(data, "{algorithm}", configurations[:2], repetitions=1, **grid.IDENTITY)  # compile, calibrate
 with open("/proc/self/statm") as statm:  # resident pages now
     before = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak_before = high_water_bytes()
 run_chunk(data, "{algorithm}", configurations, repetitions=1, **grid.IDENTITY)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = high_water_bytes()
 print(json.dumps({{"before_bytes": before, "peak_before_bytes": peak_before, "peak_bytes": peak,
                    "x_bytes": data.X.data.nbytes + data.X.indices.nbytes + data.X.indptr.nbytes
                               if data.is_sparse else data.X.nbytes,
@@ -72,7 +78,7 @@ def markdown(rows):
                      f"{r['budget_bytes'] / mb:.1f} | {r['increment_over_budget']:.2f} |")
     lines += ["", f"A fresh process runs a warm-up chunk of 2 configurations, then the chunk of the grid benchmark "
               f"({grid.N:,} x {grid.P}, {grid.PASSES} passes) or, for the sparse shape, a chunk of the same grid's "
-              f"first configurations ({WIDE_PASSES} passes, one run each); increment = peak RSS (`ru_maxrss`) after the chunk minus the resident "
+              f"first configurations ({WIDE_PASSES} passes, one run each); increment = peak RSS (`VmHWM`) after the chunk minus the resident "
               "size just before it (exact when the chunk raised the peak; `<=` when the peak is an earlier one). "
               "The process before the chunk holds the interpreter, numpy, pandas, numba's loaded kernels and the "
               "problem."]
