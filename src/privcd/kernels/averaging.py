@@ -24,3 +24,13 @@ def close_epoch(total, held_since, w, out, inner):
         w[j] = out[j]
         total[j] = 0.0
         held_since[j] = 0
+
+
+@njit(cache=True)
+def record_final_output(checkpoints, first, snapshots, w, out, averaging):
+    """End of a run: ``out`` becomes the last iterate unless the run averages (then it already holds
+    the last average), and the checkpoints from ``first`` on, those at the end, record it."""
+    if not averaging:
+        out[:] = w
+    for c in range(first, checkpoints.shape[0]):
+        snapshots[c] = out

@@ -21,7 +21,7 @@ step of :func:`dp_cd_many` with 32 configurations 894 then and 621 now (1,199 an
 import numpy as np
 from numba import njit, prange
 
-from privcd.kernels.averaging import close_epoch, credit_change
+from privcd.kernels.averaging import close_epoch, credit_change, record_final_output
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.draws import bounded_integer
 from privcd.kernels.linalg import clipped_entry, lagged_clipped_gradient_sum, matvec_columns, residuals_into
@@ -136,11 +136,7 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
                                               step_sizes, thresholds, noise_std, inner, checkpoints, coordinates,
                                               normals, start, block, c, lag_j, lag_delta, w, z, out, total,
                                               held_since, snapshots, work)
-    while c < checkpoints.shape[0]:
-        snapshots[c] = out if averaging else w
-        c += 1
-    if not averaging:
-        out[:] = w
+    record_final_output(checkpoints, c, snapshots, w, out, averaging)
     return out, snapshots
 
 

@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from privcd.kernels.averaging import close_epoch, credit_change
+from privcd.kernels.averaging import close_epoch, credit_change, record_final_output
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.draws import bounded_integer
@@ -221,9 +221,5 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
             if k == inner - 1:
                 close_epoch(total, held_since, w, out, inner)
                 z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
-    while c < checkpoints.shape[0]:
-        snapshots[c] = out if averaging else w
-        c += 1
-    if not averaging:
-        out[:] = w
+    record_final_output(checkpoints, c, snapshots, w, out, averaging)
     return out, snapshots
