@@ -21,10 +21,9 @@ from privcd.kernels.linalg import lagged_clipped_gradient_sum
 from privcd.kernels.partial_sums import scratch
 from privcd.kernels.prefetch import prefetch_column
 from benchmarks.harness import hardware_bound_seconds, median_seconds
-from benchmarks.shapes import make_problem, make_X
+from benchmarks.shapes import SPARSE_SHAPE, make_problem, make_X
 
 SHAPES = [("california", 20_640, 8), ("square", 1_000, 1_000)]
-SPARSE_SHAPE = ("dorothea", 800, 100_000, 0.01)  # shapes.py's sparse shape
 CEILING = 3.0  # issues 2 and 7: DP-CD and DP-SGD per pass at most 3x one X.T @ r
 NORMALS = 2**16  # normals a timing of the draws fills
 ROWS_PER_BLOCK = 32  # rows of 1,000 normals one parallel draw fills (DP-SGD's block on 1,000 x 1,000)
@@ -91,7 +90,7 @@ def sparse_step_seconds(repeats):
         arguments = (Xf, data, indices, indptr, problem.y, problem.loss.code, np.zeros(n), scratch(n), columns)
         random_column_sums(*arguments[:-1], columns[:10])  # compile
         sums[loss] = median_seconds(lambda: random_column_sums(*arguments), repeats, minimum_seconds=0.2) / p
-        bound, _ = hardware_bound_seconds(problem, repeats)
+    bound, _ = hardware_bound_seconds(problem, repeats)  # X is the same for both losses
     return name, n, p, draws, sums, bound
 
 

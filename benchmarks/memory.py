@@ -13,9 +13,8 @@ address space's high-water mark, not ``getrusage``'s ``ru_maxrss``, which Linux 
 process, every fresh process reported that process's 1.1 GB as its peak."""
 from benchmarks import grid
 from benchmarks.harness import run_python
-from benchmarks.shapes import make_problem, make_X
+from benchmarks.shapes import SPARSE_SHAPE, make_problem, make_X
 
-WIDE = ("dorothea", 800, 100_000, 0.01)  # shapes.py's sparse shape
 WIDE_ALGORITHMS = ("dp-cd", "dp-gcd")  # coordinate methods: arrays per coordinate
 WIDE_PASSES = 2
 
@@ -26,7 +25,7 @@ def high_water_bytes():
         return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
 from benchmarks import grid, memory
 from privcd.tuning import run_chunk
-data = grid.problem() if {wide} is False else memory.wide_problem()
+data = memory.wide_problem() if {wide} else grid.problem()
 configurations = grid.configurations({count}, passes={passes})
 run_chunk(data, "{algorithm}", configurations[:2], repetitions=1, **grid.IDENTITY)  # compile, calibrate
 with open("/proc/self/statm") as statm:  # resident pages now
@@ -42,8 +41,8 @@ print(json.dumps({{"before_bytes": before, "peak_before_bytes": peak_before, "pe
 
 
 def wide_problem():
-    """Logistic + L2 on the sparse shape :data:`WIDE`."""
-    _, n, p, density = WIDE
+    """Logistic + L2 on the sparse shape of ``shapes.py``."""
+    _, n, p, density = SPARSE_SHAPE
     return make_problem(make_X(n, p, density), "logistic", "l2", 1e-3, False)
 
 

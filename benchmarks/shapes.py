@@ -14,8 +14,9 @@ from benchmarks.harness import hardware_bound_seconds, median_seconds
 from benchmarks.numpy_reference.draws import NumpyDraws
 
 # (name, n, p, density; None: dense): Gaussian data of the shapes of the papers' datasets.
+SPARSE_SHAPE = ("dorothea", 800, 100_000, 0.01)
 SHAPES = [("california", 20_640, 8, None), ("electricity", 45_312, 8, None), ("square", 1_000, 1_000, None),
-          ("madelon", 2_600, 500, None), ("dorothea", 800, 100_000, 0.01)]
+          ("madelon", 2_600, 500, None), SPARSE_SHAPE]
 # Products with X a pass needs at the least: one X.T @ r, but two (X @ w and X.T @ r) for an
 # iteration of DP-GCD, which recomputes the full gradient (dp-gcd Section 4.6).
 BOUND_PRODUCTS = {"dp-gcd": 2}

@@ -34,7 +34,7 @@ from privcd.kernels.averaging import close_epoch, credit_change, record_final_ou
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.draws import bounded_integer
-from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns
+from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns, residuals_into
 from privcd.kernels.partial_sums import PARTIALS, ring_total, scratch, start_ring
 
 SKETCH_UNIFORM = 0
@@ -220,6 +220,6 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
                 credit_change(total, held_since, block[b], olds[b], k)
             if k == inner - 1:
                 close_epoch(total, held_since, w, out, inner)
-                z = matvec_columns(is_sparse, Xf, data, indices, indptr, w, n)
+                residuals_into(is_sparse, Xf, data, indices, indptr, w, z)
     record_final_output(checkpoints, c, snapshots, w, out, averaging)
     return out, snapshots

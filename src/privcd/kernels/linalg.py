@@ -54,8 +54,8 @@ def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag
         if loss_code == squared.CODE:
             return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, squared.CODE, threshold, work)
         return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work)
-    if lag_delta != 0.0:
-        for k in range(indptr[lag_j], indptr[lag_j + 1]):
+    if lag_delta != 0.0:  # add_scaled_column's sparse loop, written here: as a call, or inlined by
+        for k in range(indptr[lag_j], indptr[lag_j + 1]):  # numba, it left reference counts in DP-CD's step
             z[indices[k]] += lag_delta * data[k]
     if loss_code == logistic.CODE:
         return _sparse_clipped_sum(data, indices, indptr, j, z, y, logistic.CODE, threshold, work)
