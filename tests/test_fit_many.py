@@ -7,7 +7,7 @@ import privcd
 from privcd.algorithms import ALGORITHM_MODULES, dp_cd, dp_sgd
 from privcd.algorithms.base import kernel_key, kernel_rng
 from privcd.kernels.dp_cd import BLOCK_ITERATIONS, dp_cd_many
-from privcd.kernels.dp_gcd import RULE_GS_Q, dp_gcd_many
+from privcd.kernels.dp_gcd import COLUMN_BLOCK, ROW_BLOCK, RULE_GS_Q, RULE_GS_R, dp_gcd, dp_gcd_many
 from privcd.kernels import dp_sgd as dp_sgd_kernels
 from privcd.kernels.dp_sgd import LANE, SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, TILE, dp_sgd_many
 from privcd.kernels.layout import column_arrays, row_arrays
@@ -208,6 +208,33 @@ def test_dp_gcd_many_does_not_depend_on_the_number_of_threads():
     for one, two in zip(first, second):
         np.testing.assert_array_equal(one, two)
     assert len({tuple(path) for path in first[2]}) > 1  # the configurations did differ
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_dp_gcd_solo_kernel_shares_its_gradient_among_threads_without_changing_a_bit(sparse):
+    """The solo kernel's prange over row and column blocks against its one-thread self and the
+    lockstep kernel, which computes every gradient on one thread."""
+    n, p = 2 * ROW_BLOCK + 100, 5 * COLUMN_BLOCK + 3  # a partial block of rows and of columns
+    problem = make_problem("logistic", "l1", 0.01, n=n, p=p, sparse=sparse)
+    rng = np.random.default_rng(3)
+    step_sizes, thresholds, selection, release = (rng.uniform(0.05, 1.0, p) for _ in range(4))
+    n_iterations, checkpoints = 30, np.array([0, 11, 30])
+    arguments = (*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam, problem.M)
+    tail = (RULE_GS_R, n_iterations, checkpoints)
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = dp_gcd(*arguments, step_sizes, thresholds, selection, release, *tail, kernel_rng(4), np.zeros(p))
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = dp_gcd(*arguments, step_sizes, thresholds, selection, release, *tail, kernel_rng(4), np.zeros(p))
+    finally:
+        numba.set_num_threads(threads)
+    lockstep = dp_gcd_many(*arguments, *(a[None] for a in (step_sizes, thresholds, selection, release)), *tail,
+                           kernel_rng(4), np.zeros((1, p)))
+    for solo, other, batched in zip(one, two, lockstep):
+        np.testing.assert_array_equal(solo, other)
+        np.testing.assert_array_equal(solo, batched[0])
+    assert len(set(one[2])) > 3  # several coordinates were selected
 
 
 @pytest.mark.parametrize("module", ALGORITHM_MODULES, ids=lambda module: module.NAME)
