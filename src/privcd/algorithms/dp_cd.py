@@ -41,6 +41,7 @@ the same normals for the same seed (and, DP-CD-P, draw the same private M_j); wi
 import dataclasses
 import math
 
+import numba
 import numpy as np
 
 from privcd import privacy
@@ -126,6 +127,7 @@ def run(problem, plan, seed):
     DP-CD-P's private constants (see :func:`kernel_parameters`).
     """
     step_sizes, thresholds, noise_std, facts = kernel_parameters(problem, plan, seed)
+    numba.get_num_threads()  # starts numba's threading layer, which the kernel's threaded sum needs
     w, snapshots = dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                          problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, plan.kernel["inner"],
                          plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features))

@@ -62,6 +62,7 @@ checkpoints : int or None
 """
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from privcd.algorithms.base import Plan, checkpoints_for, kernel_rng
@@ -213,6 +214,7 @@ def run(problem, plan, seed):
                      else np.full(p, plan.info["expected_block_size"] / p))
     facts = {"thresholds": thresholds, "noise_std": noise_std, "noise_weights": noise_weights,
              "probabilities": probabilities}
+    numba.get_num_threads()  # starts numba's threading layer, which the kernels' threaded sums need
     if k["sketch"] == SKETCH_UNIFORM:
         w, snapshots = dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                              problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, k["inner"],

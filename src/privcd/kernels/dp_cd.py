@@ -24,8 +24,9 @@ from numba import njit, prange
 from privcd.kernels.averaging import close_epoch, credit_change, record_final_output
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.draws import bounded_integer
-from privcd.kernels.linalg import clipped_entry, lagged_clipped_gradient_sum, matvec_columns, residuals_into
-from privcd.kernels.partial_sums import PARTIALS, combine_columns, scratch
+from privcd.kernels.linalg import (clipped_entry, lagged_clipped_gradient_sum, matvec_columns, residuals_into,
+                                   threaded_lagged_clipped_gradient_sum)
+from privcd.kernels.partial_sums import PARTIALS, block_rows, combine_columns, scratch
 from privcd.kernels.prefetch import DISTANCE, LINE_DOUBLES, prefetch, prefetch_column
 from privcd.losses import logistic, squared
 
@@ -34,15 +35,17 @@ BLOCK_ITERATIONS = 1024  # iterations whose coordinates and normals are drawn at
 
 
 @njit(inline="always")
-def coordinate_update(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, gamma, threshold,
-                      noise_std, j, normal_draw, old, z, lag_j, lag_delta, work):
+def coordinate_update(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, gamma,
+                      threshold, noise_std, j, normal_draw, old, z, lag_j, lag_delta, work):
     """The new value of ``w_j = old`` after one noisy proximal coordinate step on coordinate j,
     with step size ``gamma``, clipping threshold ``threshold`` and noise ``noise_std * normal_draw``.
 
     On entry ``z + lag_delta * X[:, lag_j] = Xw``: the previous step's change of ``z`` is applied
     first, in the gradient's pass over ``z``. On return ``z`` lags behind the new ``w`` by
     ``(new - old) X[:, j]``, the next step's lag. ``work``: the sum's work space
-    (:func:`~privcd.kernels.partial_sums.scratch`).
+    (:func:`~privcd.kernels.partial_sums.scratch`). ``threaded`` (a literal; dense X only): sum the
+    row blocks on numba's threads (:func:`~privcd.kernels.linalg.threaded_lagged_clipped_gradient_sum`,
+    the same bits).
 
     Inlined into :func:`dp_cd` and :func:`dp_cd_many` by numba, with
     :func:`~privcd.kernels.linalg.lagged_clipped_gradient_sum`: a compiled call increfs and
@@ -51,8 +54,12 @@ def coordinate_update(is_sparse, Xf, data, indices, indptr, y, loss_code, penalt
     (:mod:`privcd.kernels.partial_sums`), so a run has the same bits alone or in lockstep, from a
     fresh or a warm numba cache (and DP-SkGD's uniform sketch, which runs :func:`dp_cd`, has DP-CD's).
     """
-    gradient = lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag_delta, j, z, y,
-                                           loss_code, threshold, work) / y.shape[0]
+    if threaded:
+        total = threaded_lagged_clipped_gradient_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work)
+    else:
+        total = lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag_delta, j, z, y,
+                                            loss_code, threshold, work)
+    gradient = total / y.shape[0]
     return noisy_proximal_update(penalty_code, lam, old, gamma, gradient, noise_std, normal_draw)
 
 
@@ -126,22 +133,27 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
     for start in range(0, n_iterations, BLOCK_ITERATIONS):
         block = min(BLOCK_ITERATIONS, n_iterations - start)
         draw_block(rng, p, coordinates, normals, block)
-        if is_sparse:  # literal flags: each copy compiles without the other storage's branches
-            c, lag_j, lag_delta = _solo_steps(True, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
-                                              step_sizes, thresholds, noise_std, inner, checkpoints, coordinates,
-                                              normals, start, block, c, lag_j, lag_delta, w, z, out, total,
-                                              held_since, snapshots, work)
+        if is_sparse:  # literal flags: each copy compiles without the other branches
+            c, lag_j, lag_delta = _solo_steps(True, False, Xf, data, indices, indptr, y, loss_code, penalty_code,
+                                              lam, step_sizes, thresholds, noise_std, inner, checkpoints,
+                                              coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
+                                              total, held_since, snapshots, work)
+        elif block_rows(n) < n:
+            c, lag_j, lag_delta = _solo_steps(False, True, Xf, data, indices, indptr, y, loss_code, penalty_code,
+                                              lam, step_sizes, thresholds, noise_std, inner, checkpoints,
+                                              coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
+                                              total, held_since, snapshots, work)
         else:
-            c, lag_j, lag_delta = _solo_steps(False, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
-                                              step_sizes, thresholds, noise_std, inner, checkpoints, coordinates,
-                                              normals, start, block, c, lag_j, lag_delta, w, z, out, total,
-                                              held_since, snapshots, work)
+            c, lag_j, lag_delta = _solo_steps(False, False, Xf, data, indices, indptr, y, loss_code, penalty_code,
+                                              lam, step_sizes, thresholds, noise_std, inner, checkpoints,
+                                              coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
+                                              total, held_since, snapshots, work)
     record_final_output(checkpoints, c, snapshots, w, out, averaging)
     return out, snapshots
 
 
 @njit(inline="always")
-def _solo_steps(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
+def _solo_steps(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
                 noise_std, inner, checkpoints, coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
                 total, held_since, snapshots, work):
     """The ``block`` iterations of :func:`dp_cd` from iteration ``start`` with the drawn
@@ -150,7 +162,8 @@ def _solo_steps(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code
     Called with a literal ``is_sparse``: with a runtime flag, the loop kept numba's reference
     counts of the dozen arrays :func:`coordinate_update` takes (two atomic operations an array a
     step, 37% of a step's samples on 800 x 1,000 sparse squared loss). On sparse X each step
-    requests the column and parameters :data:`~privcd.kernels.prefetch.DISTANCE` steps ahead."""
+    requests the column and parameters :data:`~privcd.kernels.prefetch.DISTANCE` steps ahead; on
+    dense X of several row blocks (literal ``threaded``), numba's threads share each step's sum."""
     averaging = inner > 0
     for t in range(block):
         it = start + t
@@ -163,7 +176,7 @@ def _solo_steps(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code
         j = coordinates[t]
         k = it % inner if averaging else 0
         old = w[j]
-        w[j] = coordinate_update(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
+        w[j] = coordinate_update(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
                                  step_sizes[j], thresholds[j], noise_std[j], j, normals[t], old, z, lag_j, lag_delta,
                                  work)
         lag_j, lag_delta = j, w[j] - old
@@ -276,7 +289,7 @@ def _dense_lane(Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step
             _record(checkpoints, first, last, start + t, k, k + 1, W, snapshots)
             j = coordinates[t]
             old = W[j, k]
-            W[j, k] = coordinate_update(False, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
+            W[j, k] = coordinate_update(False, False, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
                                         step_sizes[j, k], thresholds[j, k], noise_std[j, k], j, normals[t], old, z,
                                         previous, lag_delta, work)
             previous, lag_delta = j, W[j, k] - old
@@ -312,9 +325,12 @@ def _sparse_lane_steps(data, indices, indptr, y, loss_code, penalty_code, lam, s
     latency-bound chain). Each configuration's arithmetic is :func:`coordinate_update`'s on sparse
     X: the lagged update ``z_i += lag_delta x_i,lag_j`` (adding an exact zero when the last step
     did not move, which changes no bit), the clipped terms into the partial sums of their rows
-    modulo 32, combined by the same tree, the same update."""
+    modulo 32, combined by the same tree and added to the total where the rows cross into a later
+    block, the same update."""
     n = y.shape[0]
+    size = block_rows(n)
     totals = np.empty(end - begin)
+    block_total = np.empty(end - begin)
     partials = np.empty((PARTIALS, end - begin))
     lags = lag_deltas[begin:end]
     for t in range(block):
@@ -332,12 +348,17 @@ def _sparse_lane_steps(data, indices, indptr, y, loss_code, penalty_code, lam, s
             for k in range(z.shape[0]):
                 z[k] += lags[k] * x
         partials[:] = 0.0
+        totals[:] = 0.0
+        block_end = size
         thresholds_j = thresholds[j, begin:end]
         for e in range(indptr[j], indptr[j + 1]):
+            if indices[e] >= block_end:
+                _add_block_totals(partials, block_total, totals)
+                block_end = (indices[e] // size + 1) * size
             z, x, y_i, partial = Z[indices[e], begin:end], data[e], y[indices[e]], partials[indices[e] & (PARTIALS - 1)]
             for k in range(z.shape[0]):
                 partial[k] += clipped_entry(loss_code, z[k], y_i, x, thresholds_j[k])
-        combine_columns(partials, totals)
+        _add_block_totals(partials, block_total, totals)
         w, step_sizes_j, noise_std_j = W[j, begin:end], step_sizes[j, begin:end], noise_std[j, begin:end]
         normal = normals[t]
         for k in range(w.shape[0]):
@@ -345,3 +366,13 @@ def _sparse_lane_steps(data, indices, indptr, y, loss_code, penalty_code, lam, s
             w[k] = noisy_proximal_update(penalty_code, lam, old, step_sizes_j[k], totals[k] / n, noise_std_j[k], normal)
             lags[k] = w[k] - old
         lag_j = j
+
+
+@njit(inline="always")
+def _add_block_totals(partials, block_total, totals):
+    """``totals += T_b`` for every configuration, ``T_b`` the combined columns of ``partials``
+    (:mod:`privcd.kernels.partial_sums`), then ``partials = 0`` for the next block."""
+    combine_columns(partials, block_total)
+    for k in range(totals.shape[0]):
+        totals[k] += block_total[k]
+    partials[:] = 0.0

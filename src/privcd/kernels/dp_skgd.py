@@ -35,7 +35,7 @@ from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.draws import bounded_integer
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns, residuals_into
-from privcd.kernels.partial_sums import PARTIALS, ring_total, scratch, start_ring
+from privcd.kernels.partial_sums import PARTIALS, block_ring, block_rows, ring_total, scratch, start_ring
 
 SKETCH_UNIFORM = 0
 SKETCH_TAU_NICE = 1
@@ -113,18 +113,27 @@ def block_gradients(is_sparse, Xf, data, indices, indptr, y, loss_code, threshol
 
 
 @njit(cache=True)
-def _dense_clipped_sum(derivatives, Xf, j, threshold, ring):
+def _dense_clipped_sum(derivatives, Xf, j, threshold, work):
     """``sum_i clip(derivatives[i] X_ij, threshold)`` in the order of
-    :mod:`privcd.kernels.partial_sums` (a SIMD loop into its ring), which is the order of
-    :func:`privcd.kernels.linalg.clipped_coordinate_gradient_sum` on dense and sparse X: the same
-    bits; comparisons keep an infinite threshold exact."""
-    start_ring(ring)
-    for i in range(Xf.shape[0]):
-        g = derivatives[i] * Xf[i, j]
-        g = g if g < threshold else threshold
-        g = g if g > -threshold else -threshold
-        ring[i + PARTIALS] = ring[i] + g
-    return ring_total(ring, Xf.shape[0])
+    :mod:`privcd.kernels.partial_sums` (its block totals in block order, a block a SIMD loop into
+    its ring, over unsigned rows as in :func:`privcd.kernels.linalg.threaded_lagged_clipped_gradient_sum`),
+    which is the order of :func:`privcd.kernels.linalg.clipped_coordinate_gradient_sum` on dense
+    and sparse X: the same bits; comparisons keep an infinite threshold exact."""
+    n = Xf.shape[0]
+    size = block_rows(n)
+    total = 0.0
+    for b in range(-(-n // size)):
+        ring = block_ring(work, n, b)
+        base = np.uint64(b * size)
+        start_ring(ring)
+        for k in range(np.uint64(min(n, (b + 1) * size) - b * size)):
+            i = base + k
+            g = derivatives[i] * Xf[i, j]
+            g = g if g < threshold else threshold
+            g = g if g > -threshold else -threshold
+            ring[k + PARTIALS] = ring[k] + g
+        total += ring_total(ring, min(n, (b + 1) * size) - b * size)
+    return total
 
 
 @njit(cache=True)

@@ -8,10 +8,11 @@ the clipped coordinate gradient in the fixed order of :mod:`privcd.kernels.parti
 dense zero adds an exact zero, so dense and sparse X give bit-identical results.
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from privcd.kernels.dispatch import loss_derivative
-from privcd.kernels.partial_sums import PARTIALS, combine, ring_total, start_partials, start_ring
+from privcd.kernels.partial_sums import (PARTIALS, block_ring, block_rows, block_totals, combine, ring_total,
+                                         start_partials, start_ring)
 from privcd.losses import logistic, squared
 
 
@@ -67,12 +68,20 @@ def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag
 @njit(inline="always")
 def _sparse_clipped_sum(data, indices, indptr, j, z, y, loss_code, threshold, partials):
     """``sum_i clip(l'(z_i, y_i) X_ij, threshold)`` over the stored entries of column j, each term
-    added to the partial sum of its row modulo 32 (:mod:`privcd.kernels.partial_sums`)."""
+    added to the partial sum of its row modulo 32, the partial sums combined and added to the total
+    where the rows cross into a later block (:mod:`privcd.kernels.partial_sums`)."""
+    size = block_rows(y.shape[0])
+    block_end = size
+    total = 0.0
     start_partials(partials)
     for k in range(indptr[j], indptr[j + 1]):
         i = indices[k]
+        if i >= block_end:
+            total += combine(partials)
+            start_partials(partials)
+            block_end = (i // size + 1) * size
         partials[i & (PARTIALS - 1)] += clipped_entry(loss_code, z[i], y[i], data[k], threshold)
-    return combine(partials)
+    return total + combine(partials)
 
 
 @njit(inline="always")
@@ -82,33 +91,82 @@ def clipped_entry(loss_code, z_i, y_i, x_ij, threshold):
 
 
 @njit(inline="always")
-def _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, ring):
-    """Dense branch of :func:`lagged_clipped_gradient_sum`: the clipped terms added into the ring
-    of :mod:`privcd.kernels.partial_sums`, one SIMD loop with a literal loss code (LLVM does not
-    hoist a runtime loss dispatch out of the loop, which then stays scalar). Two loops, with and
-    without the lag, because a conditional store in the loop would stop vectorisation."""
+def _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work):
+    """Dense branch of :func:`lagged_clipped_gradient_sum`: the block totals
+    (:func:`_dense_block_total`) added in block order (:mod:`privcd.kernels.partial_sums`)."""
     n = Xf.shape[0]
+    size = block_rows(n)
+    total = 0.0
+    for b in range(-(-n // size)):
+        total += _dense_block_total(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, block_ring(work, n, b),
+                                    b * size, min(n, (b + 1) * size))
+    return total
+
+
+@njit(inline="always")
+def _dense_block_total(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, ring, first, stop):
+    """The lagged update and the total ``T_b`` of the clipped terms of rows ``first .. stop - 1``,
+    added into the ring of :mod:`privcd.kernels.partial_sums`, one SIMD loop with a literal loss
+    code (LLVM does not hoist a runtime loss dispatch out of the loop, which then stays scalar). Two
+    loops, with and without the lag, because a conditional store in the loop would stop
+    vectorisation. The rows are unsigned (``np.uint64``): a signed index offset by ``first`` gets
+    numba's negative-index wraparound, which kept the loop scalar (7.2 ns a sample against 1.3)."""
     start_ring(ring)
+    base = np.uint64(first)
     if lag_delta == 0.0:
-        for i in range(n):
-            ring[i + PARTIALS] = ring[i] + _clipped_term(loss_code, z[i], y[i], Xf[i, j], threshold)
+        for k in range(np.uint64(stop - first)):
+            i = base + k
+            ring[k + PARTIALS] = ring[k] + _clipped_term(loss_code, z[i], y[i], Xf[i, j], threshold)
     else:
-        for i in range(n):
+        for k in range(np.uint64(stop - first)):
+            i = base + k
             z_i = z[i] + lag_delta * Xf[i, lag_j]
             z[i] = z_i
-            ring[i + PARTIALS] = ring[i] + _clipped_term(loss_code, z_i, y[i], Xf[i, j], threshold)
-    return ring_total(ring, n)
+            ring[k + PARTIALS] = ring[k] + _clipped_term(loss_code, z_i, y[i], Xf[i, j], threshold)
+    return ring_total(ring, stop - first)
+
+
+@njit(cache=True, parallel=True)
+def threaded_lagged_clipped_gradient_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work):
+    """:func:`lagged_clipped_gradient_sum` on dense X with its row blocks shared among numba's
+    threads by a ``prange``: the same block totals, added in the same order, so the same bits
+    whatever the number of threads. For X of at least
+    :data:`~privcd.kernels.partial_sums.BLOCKED_FROM` rows (one block otherwise).
+
+    A kernel compiled without ``parallel=True`` that calls this one must run in a process whose
+    threading layer has started (``numba.get_num_threads()``), as for
+    :func:`~privcd.kernels.gaussian.fill_standard_normal_parallel`."""
+    n = Xf.shape[0]
+    size = block_rows(n)
+    blocks = -(-n // size)
+    totals = block_totals(work, n)
+    if loss_code == logistic.CODE:
+        for b in prange(blocks):
+            totals[b] = _dense_block_total(Xf, lag_j, lag_delta, j, z, y, logistic.CODE, threshold,
+                                           block_ring(work, n, b), b * size, min(n, (b + 1) * size))
+    elif loss_code == squared.CODE:
+        for b in prange(blocks):
+            totals[b] = _dense_block_total(Xf, lag_j, lag_delta, j, z, y, squared.CODE, threshold,
+                                           block_ring(work, n, b), b * size, min(n, (b + 1) * size))
+    else:
+        for b in prange(blocks):
+            totals[b] = _dense_block_total(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold,
+                                           block_ring(work, n, b), b * size, min(n, (b + 1) * size))
+    total = 0.0
+    for b in range(blocks):
+        total += totals[b]
+    return total
 
 
 @njit(cache=True)
-def _dense_logistic_lagged_sum(Xf, lag_j, lag_delta, j, z, y, threshold, ring):
+def _dense_logistic_lagged_sum(Xf, lag_j, lag_delta, j, z, y, threshold, work):
     """:func:`_dense_lagged_sum` for the logistic loss, compiled on its own (a call, not inlined):
     inlined into a kernel, its loop (a vectorised ``exp`` and a division, some twenty constants)
     reloads constants every iteration. In alternating runs (three each, 2026-11-24) a DP-CD
     logistic pass took 0.43-0.48 ms this way against 0.54-0.84 inlined on 20,640 x 8, and
     2.8-3.1 against 3.0-3.8 on 1,000 x 1,000. The same operations in the same order: the same
     bits."""
-    return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, logistic.CODE, threshold, ring)
+    return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, logistic.CODE, threshold, work)
 
 
 @njit(cache=True)

@@ -1,10 +1,15 @@
-"""Sums over samples in one fixed order that SIMD loops reach without fast-math: 32 partial sums.
+"""Sums over samples in one fixed order that SIMD loops and threads reach without fast-math.
 
-``sum_{i < n} t_i`` is the pairwise combination (:func:`combine`) of the partial sums
+The samples are cut into row blocks (:func:`block_rows`): one block when n < 8,192, else 8 blocks
+of equal size (a multiple of 32; the last one shorter), so that threads can sum the blocks side by
+side. ``sum_{i < n} t_i`` is ``((0 + T_0) + T_1) + ...``, the block totals added in block order,
+and a block's total ``T_b`` is the pairwise combination (:func:`combine`) of its partial sums
 
-    S_r = (((0 + t_r) + t_{r+32}) + t_{r+64}) + ...,    r < 32, i increasing,
+    S_r = (((0 + t_r) + t_{r+32}) + t_{r+64}) + ...,    r < 32, i in the block, increasing
 
-every operation an IEEE addition in an order the source fixes. A fast-math (``reassoc``) reduction
+(``i`` counted from the block's first row, a multiple of 32), every operation an IEEE addition in an
+order the source fixes. With one block, the sum is ``0 + T_0 = T_0``. The blocks depend on n only,
+never on the number of threads. A fast-math (``reassoc``) reduction
 leaves the order to LLVM, which chose it differently for the same function compiled in this
 process and loaded from numba's disk cache (the linked copy of a callee is optimised again inside
 each caller's module, and which copy runs depended on what the process had loaded first): DP-CD's
@@ -13,7 +18,9 @@ in the source, no compiler, vector width or inlining context can change a bit.
 
 A row that a sparse column does not store has the term ``+-0``, which leaves every S_r unchanged
 (S_r starts at +0 and an exact sum is never -0), so a sparse column, each stored term added to
-``partials[i % 32]``, sums to the bits of its dense twin.
+``partials[i % 32]`` and the partial sums combined and added to the total where its rows cross
+into a later block (a block with no stored entry adds ``T_b = +0``, which changes nothing),
+sums to the bits of its dense twin.
 
 Dense loops write ``ring[i + 32] = ring[i] + t_i`` after ``ring[:32] = 0``: a dependence at
 distance 32, which LLVM vectorises like an elementwise loop (4 lanes apart by 8 vectors), and
@@ -27,12 +34,40 @@ import numpy as np
 from numba import njit
 
 PARTIALS = 32
+ROW_BLOCKS = 8  # blocks of a sum over at least BLOCKED_FROM samples
+BLOCKED_FROM = 8192
+
+
+@njit(cache=True)
+def block_rows(n):
+    """Rows of a sum's blocks over n samples (module docstring): n below :data:`BLOCKED_FROM`, else
+    ``ceil(n / 8)`` rounded up to a multiple of 32."""
+    if n < BLOCKED_FROM:
+        return n
+    return PARTIALS * -(-n // (ROW_BLOCKS * PARTIALS))
 
 
 @njit(cache=True)
 def scratch(n):
-    """Work space for a sum over n samples: the ring (``n + 32``) and 32 partial sums."""
-    return np.empty(n + 2 * PARTIALS)
+    """Work space for a sum over n samples: for each block a ring (its rows ``+ 32``) and 32 partial
+    sums, side by side (:func:`block_ring`), then the block totals."""
+    size = max(1, block_rows(n))
+    blocks = -(-n // size)
+    return np.empty(blocks * (size + 2 * PARTIALS + 1))
+
+
+@njit(inline="always")
+def block_ring(work, n, b):
+    """Block b's ring and partial sums in ``work`` (:func:`scratch`)."""
+    size = block_rows(n)
+    return work[b * (size + 2 * PARTIALS):(b + 1) * (size + 2 * PARTIALS)]
+
+
+@njit(inline="always")
+def block_totals(work, n):
+    """The slots of the block totals in ``work`` (:func:`scratch`)."""
+    blocks = -(-n // max(1, block_rows(n)))
+    return work[work.shape[0] - blocks:]
 
 
 @njit(inline="always")
