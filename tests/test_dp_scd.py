@@ -3,6 +3,7 @@ non-private limit reaches the optimum of privcd's F (certified by the duality ga
 scaled to the replace-one sensitivity of a mini-batch release, calibration, and clear errors."""
 import math
 
+import numba
 import numpy as np
 import pytest
 import scipy.optimize
@@ -15,6 +16,8 @@ from privcd.algorithms import dp_scd, seqdp_scd
 from privcd.algorithms.base import Settings, kernel_key
 from privcd.kernels.dispatch import loss_conjugate
 from privcd.kernels.dp_scd import batch_update, dp_scd as dp_scd_kernel, dual_coordinate_update
+from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, draw_batch
+from privcd.kernels.gaussian import PIECE_PAIRS, fill_standard_normal
 from privcd.kernels.layout import row_arrays
 from privcd.losses import get_loss
 from benchmarks.numpy_reference import dp_scd as numpy_dp_scd
@@ -242,6 +245,28 @@ def test_noise_is_added_to_alpha_on_the_batch_and_to_every_entry_of_v():
     for draws in (np.concatenate(alpha_draws), np.concatenate(v_draws)):
         assert abs(draws.std(ddof=1) / std - 1) < 4 / np.sqrt(2 * len(draws))
         assert abs(draws.mean()) < 4 * std / np.sqrt(len(draws))
+
+
+def test_wide_noise_is_the_streams_normals_on_any_number_of_threads():
+    """From 16,384 normals a mini-batch on, numba's threads share the fill: with C = 0, alpha_B and
+    v are std times the stream's normals after the batch's draws, as one thread fills them."""
+    problem = unit_problem("squared", n=40, p=4 * PIECE_PAIRS + 3, density=0.01, sparse=True)
+    std, L, key = 0.37, 5, kernel_key(8)
+    batch = np.empty(L, dtype=np.int64)
+    _, position = draw_batch(SAMPLE_WITHOUT_REPLACEMENT, L, 0.0, np.arange(problem.n_samples), batch, key, 0)
+    expected = np.empty(L + problem.n_features)
+    fill_standard_normal(key, position, expected)
+    threads = numba.get_num_threads()
+    try:
+        for count in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(count)
+            _, _, alpha, v = dp_scd_kernel(*row_arrays(problem), problem.n_features, problem.y,
+                                           problem.row_norms**2, problem.loss.code, problem.lam, 0.0, std, L, 1.0,
+                                           False, 1e-4, 1, np.array([0, 1]), key)
+            np.testing.assert_array_equal(v, std * expected[L:])
+            np.testing.assert_array_equal(alpha[batch], std * expected[:L])
+    finally:
+        numba.set_num_threads(threads)
 
 
 def test_noise_std_is_the_multiplier_times_the_lemmas_sensitivity():

@@ -49,6 +49,7 @@ checkpoints : int or None
 """
 import math
 
+import numba
 import numpy as np
 
 from privcd import privacy
@@ -122,6 +123,7 @@ def run_kernel(problem, plan, seed):
     """The kernel's full output ``(theta, snapshots, alpha, v)``, on the stream :func:`kernel_key` ``(seed)``."""
     k = plan.kernel
     check_span("n_samples", problem.n_samples)
+    numba.get_num_threads()  # starts numba's threading layer, which the kernel's wide normal fills need
     return dp_scd(*row_arrays(problem), problem.n_features, problem.y,
                   row_sq_norms(*row_arrays(problem), problem.n_samples), problem.loss.code,
                   problem.lam, k["clip"], k["noise_std"], k["batch_size"], k["subproblem_scale"],

@@ -27,7 +27,8 @@ Every iteration draws, from the run's counter-based stream (:mod:`privcd.kernels
 :func:`privcd.algorithms.base.kernel_key`, consumed in order from position 0), its batch (a partial
 Fisher-Yates shuffle, :func:`privcd.kernels.dp_sgd.draw_batch`) then L + p standard normals in one
 vectorised fill (``alpha_B`` in batch order, then ``v``) whatever the noise scale, so runs with the
-same seed visit the same records. Batches
+same seed visit the same records. From 16,384 normals on (p of dorothea), numba's threads share
+the fill (:func:`~privcd.kernels.gaussian.fill_standard_normal_parallel`, the same bits). Batches
 are drawn afresh at every iteration (Algorithm 1 line 5), so the initial shuffle of line 1 changes
 nothing and is not done.
 """
@@ -37,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, draw_batch
-from privcd.kernels.gaussian import fill_standard_normal
+from privcd.kernels.gaussian import PIECE_PAIRS, fill_standard_normal, fill_standard_normal_parallel
 from privcd.kernels.linalg import add_scaled_row, clip_scalar
 from privcd.kernels.rows import fast_row_dot
 from privcd.losses import hinge, logistic, squared
@@ -197,7 +198,10 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
         else:
             batch_update(False, Xc, data, indices, indptr, y, row_sq_norms, loss_code, lam_n,
                          subproblem_scale, clip, box, sequential, batch, count, alpha, v, zetas)
-        position = fill_standard_normal(key, position, noise)
+        if noise.shape[0] >= 4 * PIECE_PAIRS:  # two pieces or more: all threads, the same bits
+            position = fill_standard_normal_parallel(key, position, noise.reshape((1, noise.shape[0])))
+        else:
+            position = fill_standard_normal(key, position, noise)
         for b in range(count):
             alpha[batch[b]] += noise_std * noise[b]
         for k in range(n_features):
