@@ -91,8 +91,9 @@ from conftest import make_problem
 from test_algorithms import ALGORITHM_NAMES, CASES, HYPER, case
 bits = {}
 for name in ALGORITHM_NAMES:
-    # SIMD loops run whole vectors only from 16 entries on: long columns and long rows
-    shapes = ((500, 15), (60, 300))
+    # SIMD loops run whole vectors only from 16 entries on: long columns and long rows; and
+    # enough rows for the sums' row blocks (kernels/partial_sums.py), summed on numba's threads
+    shapes = ((500, 15), (60, 300), (8200, 3))
     problems = [case(name)] if name in CASES else [(make_problem(loss, 'l1', 0.01, n=n, p=p), {})
                                                    for loss in ('logistic', 'squared') for n, p in shapes]
     for problem, options in problems:
@@ -106,12 +107,15 @@ def test_same_bits_from_a_cold_and_a_warm_numba_cache(tmp_path):
     """Every algorithm, compiled in one process and loaded from numba's disk cache in the next,
     gives the same bits. A fast-math (``reassoc``) sum broke this: LLVM re-optimised its linked
     copy inside each caller's module, and DP-CD's dense squared-loss runs differed in the last bits
-    between a cold and a warm cache (kernels/partial_sums.py fixes the order in the source)."""
+    between a cold and a warm cache (kernels/partial_sums.py fixes the order in the source). And
+    every kernel is cached: ``numba.get_num_threads()`` inside DP-CD's kernel made numba refuse to
+    cache it ("dynamic globals"), and every process compiled it again (24 s)."""
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     cold, warm = (subprocess.run([sys.executable, "-c", _COLD_AND_WARM_SCRIPT], cwd=root, env=env,
                                  capture_output=True, text=True) for _ in range(2))
     assert (cold.returncode, warm.returncode) == (0, 0), (cold.stderr[-2000:], warm.stderr[-2000:])
+    assert "Cannot cache" not in cold.stderr + warm.stderr, cold.stderr[-2000:]
     cold_bits, warm_bits = json.loads(cold.stdout), json.loads(warm.stdout)
     assert len(cold_bits) >= len(ALGORITHM_NAMES)
     assert {key for key in cold_bits if cold_bits[key] != warm_bits[key]} == set()

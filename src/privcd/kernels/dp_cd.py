@@ -19,7 +19,7 @@ step of :func:`dp_cd` took 327 ns at 1dcb6a7 (squared loss; logistic 349) and 11
 step of :func:`dp_cd_many` with 32 configurations 894 then and 621 now (1,199 and 895).
 """
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit, prange
 
 from privcd.kernels.averaging import close_epoch, credit_change, record_final_output
 from privcd.kernels.dispatch import penalty_prox
@@ -138,7 +138,7 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
                                               lam, step_sizes, thresholds, noise_std, inner, checkpoints,
                                               coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
                                               total, held_since, snapshots, work)
-        elif block_rows(n) < n and get_num_threads() > 1:  # the same bits either way
+        elif block_rows(n) < n:
             c, lag_j, lag_delta = _solo_steps(False, True, Xf, data, indices, indptr, y, loss_code, penalty_code,
                                               lam, step_sizes, thresholds, noise_std, inner, checkpoints,
                                               coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
