@@ -21,7 +21,7 @@ from benchmarks import bounds, grid, memory, peers, shapes, warm
 SECTIONS = {
     "shapes": ("Seconds per pass against the hardware bound", lambda args: shapes.run(args.algorithms, args.quick),
                shapes.markdown),
-    "bounds": ("What bounds DP-CD and DP-SGD", lambda args: bounds.run(args.quick), bounds.markdown),
+    "bounds": ("What bounds DP-CD, DP-SGD and DP-SCD", lambda args: bounds.run(args.quick), bounds.markdown),
     "peers": ("Against Opacus", lambda args: peers.run(args.quick), peers.markdown),
     "grid": ("Grid throughput", lambda args: grid.run(args.algorithms, args.quick), grid.markdown),
     "memory": ("Memory of a tuning chunk", lambda args: memory.run(args.algorithms, args.quick), memory.markdown),

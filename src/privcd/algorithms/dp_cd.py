@@ -127,10 +127,10 @@ def run(problem, plan, seed):
     DP-CD-P's private constants (see :func:`kernel_parameters`).
     """
     step_sizes, thresholds, noise_std, facts = kernel_parameters(problem, plan, seed)
-    numba.get_num_threads()  # starts numba's threading layer, which the kernel's threaded sum needs
     w, snapshots = dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                          problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, plan.kernel["inner"],
-                         plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features))
+                         plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features),
+                         numba.get_num_threads() > 1)  # also starts numba's threading layer, which that needs
     return w, snapshots, facts
 
 

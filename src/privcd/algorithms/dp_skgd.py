@@ -214,11 +214,11 @@ def run(problem, plan, seed):
                      else np.full(p, plan.info["expected_block_size"] / p))
     facts = {"thresholds": thresholds, "noise_std": noise_std, "noise_weights": noise_weights,
              "probabilities": probabilities}
-    numba.get_num_threads()  # starts numba's threading layer, which the kernels' threaded sums need
     if k["sketch"] == SKETCH_UNIFORM:
         w, snapshots = dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                              problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, k["inner"],
-                             plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features))
+                             plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features),
+                             numba.get_num_threads() > 1)  # also starts numba's threading layer
     else:
         w, snapshots = dp_skgd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                                problem.lam, k["sketch"], k["tau"], k["probabilities"], step_sizes, thresholds,

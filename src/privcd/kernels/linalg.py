@@ -51,7 +51,7 @@ def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag
     """
     if not is_sparse:
         if loss_code == logistic.CODE:
-            return _dense_logistic_lagged_sum(Xf, lag_j, lag_delta, j, z, y, threshold, work)
+            return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, logistic.CODE, threshold, work)
         if loss_code == squared.CODE:
             return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, squared.CODE, threshold, work)
         return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work)
@@ -156,17 +156,6 @@ def threaded_lagged_clipped_gradient_sum(Xf, lag_j, lag_delta, j, z, y, loss_cod
     for b in range(blocks):
         total += totals[b]
     return total
-
-
-@njit(cache=True)
-def _dense_logistic_lagged_sum(Xf, lag_j, lag_delta, j, z, y, threshold, work):
-    """:func:`_dense_lagged_sum` for the logistic loss, compiled on its own (a call, not inlined):
-    inlined into a kernel, its loop (a vectorised ``exp`` and a division, some twenty constants)
-    reloads constants every iteration. In alternating runs (three each, 2026-11-24) a DP-CD
-    logistic pass took 0.43-0.48 ms this way against 0.54-0.84 inlined on 20,640 x 8, and
-    2.8-3.1 against 3.0-3.8 on 1,000 x 1,000. The same operations in the same order: the same
-    bits."""
-    return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, logistic.CODE, threshold, work)
 
 
 @njit(cache=True)
