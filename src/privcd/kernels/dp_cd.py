@@ -26,7 +26,7 @@ from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.draws import bounded_integer
 from privcd.kernels.linalg import (clipped_entry, lagged_clipped_gradient_sum, matvec_columns, residuals_into,
                                    threaded_lagged_clipped_gradient_sum)
-from privcd.kernels.partial_sums import PARTIALS, block_rows, combine_columns, scratch
+from privcd.kernels.partial_sums import PARTIALS, block_count, block_rows, combine_columns, scratch
 from privcd.kernels.prefetch import DISTANCE, LINE_DOUBLES, prefetch, prefetch_column
 from privcd.losses import logistic, squared
 
@@ -144,7 +144,7 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
                                               lam, step_sizes, thresholds, noise_std, inner, checkpoints,
                                               coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
                                               total, held_since, snapshots, work)
-        elif threaded and block_rows(n) < n:
+        elif threaded and block_count(n) > 1:
             c, lag_j, lag_delta = _solo_steps(False, True, Xf, data, indices, indptr, y, loss_code, penalty_code,
                                               lam, step_sizes, thresholds, noise_std, inner, checkpoints,
                                               coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,

@@ -35,7 +35,7 @@ from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.draws import bounded_integer
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, matvec_columns, residuals_into
-from privcd.kernels.partial_sums import PARTIALS, block_ring, block_rows, ring_total, scratch, start_ring
+from privcd.kernels.partial_sums import PARTIALS, block_count, block_ring, block_span, ring_total, scratch, start_ring
 
 SKETCH_UNIFORM = 0
 SKETCH_TAU_NICE = 1
@@ -120,19 +120,19 @@ def _dense_clipped_sum(derivatives, Xf, j, threshold, work):
     which is the order of :func:`privcd.kernels.linalg.clipped_coordinate_gradient_sum` on dense
     and sparse X: the same bits; comparisons keep an infinite threshold exact."""
     n = Xf.shape[0]
-    size = block_rows(n)
     total = 0.0
-    for b in range(-(-n // size)):
+    for b in range(block_count(n)):
+        first, stop = block_span(n, b)
         ring = block_ring(work, n, b)
-        base = np.uint64(b * size)
+        base = np.uint64(first)
         start_ring(ring)
-        for k in range(np.uint64(min(n, (b + 1) * size) - b * size)):
+        for k in range(np.uint64(stop - first)):
             i = base + k
             g = derivatives[i] * Xf[i, j]
             g = g if g < threshold else threshold
             g = g if g > -threshold else -threshold
             ring[k + PARTIALS] = ring[k] + g
-        total += ring_total(ring, min(n, (b + 1) * size) - b * size)
+        total += ring_total(ring, stop - first)
     return total
 
 

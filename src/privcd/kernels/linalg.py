@@ -11,8 +11,8 @@ import numpy as np
 from numba import njit, prange
 
 from privcd.kernels.dispatch import loss_derivative
-from privcd.kernels.partial_sums import (PARTIALS, block_ring, block_rows, block_totals, combine, ring_total,
-                                         start_partials, start_ring)
+from privcd.kernels.partial_sums import (PARTIALS, block_count, block_ring, block_rows, block_span, block_totals,
+                                         combine, ring_total, start_partials, start_ring)
 from privcd.losses import logistic, squared
 
 
@@ -95,11 +95,11 @@ def _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work)
     """Dense branch of :func:`lagged_clipped_gradient_sum`: the block totals
     (:func:`_dense_block_total`) added in block order (:mod:`privcd.kernels.partial_sums`)."""
     n = Xf.shape[0]
-    size = block_rows(n)
     total = 0.0
-    for b in range(-(-n // size)):
+    for b in range(block_count(n)):
+        first, stop = block_span(n, b)
         total += _dense_block_total(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, block_ring(work, n, b),
-                                    b * size, min(n, (b + 1) * size))
+                                    first, stop)
     return total
 
 
@@ -137,21 +137,23 @@ def threaded_lagged_clipped_gradient_sum(Xf, lag_j, lag_delta, j, z, y, loss_cod
     threading layer has started (``numba.get_num_threads()``), as for
     :func:`~privcd.kernels.gaussian.fill_standard_normal_parallel`."""
     n = Xf.shape[0]
-    size = block_rows(n)
-    blocks = -(-n // size)
+    blocks = block_count(n)
     totals = block_totals(work, n)
-    if loss_code == logistic.CODE:
+    if loss_code == logistic.CODE:  # literal loss codes, as in lagged_clipped_gradient_sum
         for b in prange(blocks):
+            first, stop = block_span(n, b)
             totals[b] = _dense_block_total(Xf, lag_j, lag_delta, j, z, y, logistic.CODE, threshold,
-                                           block_ring(work, n, b), b * size, min(n, (b + 1) * size))
+                                           block_ring(work, n, b), first, stop)
     elif loss_code == squared.CODE:
         for b in prange(blocks):
+            first, stop = block_span(n, b)
             totals[b] = _dense_block_total(Xf, lag_j, lag_delta, j, z, y, squared.CODE, threshold,
-                                           block_ring(work, n, b), b * size, min(n, (b + 1) * size))
+                                           block_ring(work, n, b), first, stop)
     else:
         for b in prange(blocks):
+            first, stop = block_span(n, b)
             totals[b] = _dense_block_total(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold,
-                                           block_ring(work, n, b), b * size, min(n, (b + 1) * size))
+                                           block_ring(work, n, b), first, stop)
     total = 0.0
     for b in range(blocks):
         total += totals[b]

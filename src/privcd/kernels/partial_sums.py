@@ -47,13 +47,24 @@ def block_rows(n):
     return PARTIALS * -(-n // (ROW_BLOCKS * PARTIALS))
 
 
+@njit(inline="always")
+def block_count(n):
+    """The number of row blocks of a sum over n samples."""
+    return -(-n // max(1, block_rows(n)))
+
+
+@njit(inline="always")
+def block_span(n, b):
+    """``(first, stop)``: the rows ``first .. stop - 1`` of block b of a sum over n samples."""
+    size = block_rows(n)
+    return b * size, min(n, (b + 1) * size)
+
+
 @njit(cache=True)
 def scratch(n):
     """Work space for a sum over n samples: for each block a ring (its rows ``+ 32``) and 32 partial
     sums, side by side (:func:`block_ring`), then the block totals."""
-    size = max(1, block_rows(n))
-    blocks = -(-n // size)
-    return np.empty(blocks * (size + 2 * PARTIALS + 1))
+    return np.empty(block_count(n) * (max(1, block_rows(n)) + 2 * PARTIALS + 1))
 
 
 @njit(inline="always")
@@ -66,8 +77,7 @@ def block_ring(work, n, b):
 @njit(inline="always")
 def block_totals(work, n):
     """The slots of the block totals in ``work`` (:func:`scratch`)."""
-    blocks = -(-n // max(1, block_rows(n)))
-    return work[work.shape[0] - blocks:]
+    return work[work.shape[0] - block_count(n):]
 
 
 @njit(inline="always")
