@@ -6,19 +6,22 @@ default, and a proximal step for the penalty. The hinge loss has no beta: its su
 the kink) is clipped like a gradient and the step size is ``step`` itself, the learning rate eta
 of dp-scd's SGD baseline (dp-scd Section 2.2, tuned over 1e-8 .. 1e4 in Section 5). The noise on the summed batch gradient has standard
 deviation ``z * Delta`` with Delta the replace-one sensitivity of that sum for the sampling
-scheme, and z calibrated numerically for the sampled Gaussian mechanism composed over all steps
-(RDP for sampling without replacement: Wang, Balle and Kasiviswanathan 2019; PLD for Poisson
-sampling). One pass is n / batch_size steps.
+scheme, and z calibrated numerically for the sampled Gaussian mechanism composed over all steps:
+by default with privacy loss distributions of the mechanism's dominating pair, the tightest
+valid accounting (:mod:`privcd.privacy.replace_one_pld` for sampling without replacement,
+dp-accounting's for Poisson sampling); the papers' RDP for sampling without replacement (Wang,
+Balle and Kasiviswanathan 2019, Theorem 27) on request, 1.1-2.2x the noise. One pass is
+n / batch_size steps.
 
 Options
 -------
 batch_size : int
     b, between 1 and n (default 1).
-accountant : {"rdp", "pld"}
-    ``"rdp"`` (default, the papers' choice) or ``"pld"``.
-sampling : {"without-replacement", "poisson"} or None
-    How batches are drawn; ``None`` picks the one the accountant supports under replace-one
-    (RDP: without replacement; PLD: Poisson).
+accountant : {"pld", "rdp"}
+    ``"pld"`` (default, the tightest) or ``"rdp"`` (the papers' choice; sampling without
+    replacement only).
+sampling : {"without-replacement", "poisson"}
+    How batches are drawn (default ``"without-replacement"``, fixed-size batches as in the papers).
 checkpoints : int or None
     Number of evenly spaced checkpoints in the history (default: one per pass).
 
@@ -37,9 +40,9 @@ from privcd.kernels.streams import check_span
 from privcd.validation import check_choice, check_positive_int
 
 NAME = "dp-sgd"
-OPTIONS = {"batch_size": 1, "accountant": "rdp", "sampling": None, "checkpoints": None}
+OPTIONS = {"batch_size": 1, "accountant": "pld", "sampling": "without-replacement", "checkpoints": None}
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
-DEFAULT_SAMPLING = {"rdp": "without-replacement", "pld": "poisson"}
+ACCOUNTANTS = ("pld", "rdp")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
 
 
@@ -51,9 +54,8 @@ def iterations_per_pass(problem, options):
 def plan(problem, settings, options):
     """Calibrate the noise and build the kernel arguments; see the module docstring."""
     batch_size = _batch_size(problem, options)
-    accountant = check_choice("accountant", options["accountant"], sorted(DEFAULT_SAMPLING))
-    sampling = options["sampling"] or DEFAULT_SAMPLING[accountant]
-    check_choice("sampling", sampling, sorted(SAMPLING_CODES))
+    accountant = check_choice("accountant", options["accountant"], ACCOUNTANTS)
+    sampling = check_choice("sampling", options["sampling"], sorted(SAMPLING_CODES))
     per_pass = problem.n_samples / batch_size
     n_iterations = iterations_for(settings.passes, per_pass)
     calibration = privacy.calibrate_subsampled(

@@ -55,8 +55,8 @@ noise : {"isotropic", "coordinate"}
 inner_iterations : int or None
     K of Algorithm 1: average the iterates every K steps; ``None`` (default) returns the last
     iterate. The iteration count is rounded up to a multiple of K.
-accountant : {"rdp", "exact", "pld"}
-    As for DP-CD (default ``"rdp"``).
+accountant : {"exact", "rdp", "pld"}
+    As for DP-CD (default ``"exact"``, the tightest).
 checkpoints : int or None
     Number of evenly spaced checkpoints in the history (default: one per pass).
 """
@@ -74,7 +74,7 @@ from privcd.validation import check_choice, check_positive_int
 
 NAME = "dp-skgd"
 OPTIONS = {"sketch": "uniform", "tau": None, "probabilities": None, "noise": "isotropic",
-           "inner_iterations": None, "accountant": "rdp", "checkpoints": None}
+           "inner_iterations": None, "accountant": "exact", "checkpoints": None}
 SKETCHES = {"uniform": SKETCH_UNIFORM, "tau-nice": SKETCH_TAU_NICE, "importance": SKETCH_IMPORTANCE,
             "full": SKETCH_FULL}
 NOISE_MODELS = ("isotropic", "coordinate")

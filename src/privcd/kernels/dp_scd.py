@@ -14,8 +14,17 @@ subproblem of dp-scd eq. (7) (multiplied by N),
     z_j = <x_j, v> / (lam N),   q_j = s ||x_j||^2 / (lam N),
 
 scales it to ``|zeta_j| <= C`` (Algorithm 1 line 8), and adds ``zeta_j`` to ``alpha_j`` and
-``zeta_j x_j`` to ``v``; then adds ``N(0, std^2)`` to ``alpha_j`` for j in B and to every entry
-of ``v`` (lines 13-14). ``s`` is the CoCoA+ subproblem parameter sigma' (dp-scd Section 3 with
+``zeta_j x_j`` to ``v``; then adds ``N(0, std^2)`` to every entry of ``v`` and to ``alpha_j``,
+for j in B (lines 13-14, ``hidden_batch=False``) or for every record (``hidden_batch=True``,
+which hides B in the state ``[alpha; v]``: :mod:`privcd.algorithms.dp_scd`).
+
+Every record's noise, lazily. With ``hidden_batch`` a record's dual variable takes a normal at
+every step, but it is read only when the record is in a batch. So the kernel keeps, per record,
+how many steps' noise ``alpha_j`` holds, and before a batch's updates adds to each member the sum
+of the noise it missed, ``std sqrt(k) N(0, 1)`` for ``k`` missed steps (the same law as ``k``
+normals of ``std``); after the last batch every record catches up. The states the kernel reads
+and the output theta have the same joint law as when every coordinate takes its normal at every
+step, at O(L) normals a step instead of O(N). ``s`` is the CoCoA+ subproblem parameter sigma' (dp-scd Section 3 with
 [17]): ``s = L`` makes the L independent updates of Algorithm 1 safe to add up; the sequential
 variant updates ``alpha`` and ``v`` after every record, so each record sees the previous ones
 (plain SDCA, ``s = 1``).
@@ -25,9 +34,10 @@ SIMD sums for dense X (:func:`privcd.kernels.rows.fast_row_dot`), so dense and s
 rounding.
 Every iteration draws, from the run's counter-based stream (:mod:`privcd.kernels.streams`, key from
 :func:`privcd.algorithms.base.kernel_key`, consumed in order from position 0), its batch (a partial
-Fisher-Yates shuffle, :func:`privcd.kernels.dp_sgd.draw_batch`) then L + p standard normals in one
-vectorised fill (``alpha_B`` in batch order, then ``v``) whatever the noise scale, so runs with the
-same seed visit the same records. From 16,384 normals on (p of dorothea), numba's threads share
+Fisher-Yates shuffle, :func:`privcd.kernels.dp_sgd.draw_batch`), with ``hidden_batch`` L normals
+for the members' missed noise, then L + p standard normals in one vectorised fill (``alpha_B`` in
+batch order, then ``v``) whatever the noise scale, so runs with the same seed visit the same
+records; with ``hidden_batch``, N normals for the final catch-up. From 16,384 normals on (p of dorothea), numba's threads share
 the fill (:func:`~privcd.kernels.gaussian.fill_standard_normal_parallel`, the same bits). Batches
 are drawn afresh at every iteration (Algorithm 1 line 5), so the initial shuffle of line 1 changes
 nothing and is not done.
@@ -129,7 +139,7 @@ def batch_update(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, loss_cod
 
 @njit(cache=True)
 def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, loss_code, lam, clip,
-           noise_std, batch_size, subproblem_scale, sequential, box, n_iterations, checkpoints, key):
+           noise_std, batch_size, subproblem_scale, sequential, box, hidden_batch, n_iterations, checkpoints, key):
     """Run DP-SCD (or SEQDP-SCD) for ``n_iterations`` mini-batches from ``alpha = 0, v = 0``.
 
     Parameters
@@ -147,7 +157,8 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
     clip : float
         C, the bound on ``|zeta_j|`` (``inf``: no scaling).
     noise_std : float
-        Standard deviation of the noise added to ``alpha_B`` and to ``v`` after every mini-batch.
+        Standard deviation of the noise added to ``alpha_B`` (every ``alpha`` with ``hidden_batch``)
+        and to ``v`` after every mini-batch.
     batch_size : int
         L, records per mini-batch, drawn uniformly without replacement, independently every
         iteration.
@@ -157,6 +168,9 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
         Algorithm 3's sequential updates instead of Algorithm 1's independent ones.
     box : float
         The logistic Newton step keeps ``y_j alpha_j`` in [box, 1 - box].
+    hidden_batch : bool
+        Noise on every dual coordinate at every step (lazily, module docstring) instead of on the
+        batch's only.
     n_iterations : int
         T, the number of mini-batches.
     checkpoints : int64 ndarray, increasing
@@ -181,6 +195,8 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
     batch = np.empty(batch_size, dtype=np.int64)
     zetas = np.empty(batch_size)
     noise = np.empty(batch_size + n_features)
+    missed = np.empty(batch_size)
+    noised = np.zeros(n, dtype=np.int64)  # hidden_batch: the steps whose noise alpha_j holds
     snapshots = np.empty((checkpoints.shape[0], n_features))
     position = 0
     c = 0
@@ -190,6 +206,12 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
             c += 1
         count, position = draw_batch(SAMPLE_WITHOUT_REPLACEMENT, batch_size, 0.0, order, batch, key,
                                      position)
+        if hidden_batch:
+            position = fill_standard_normal(key, position, missed)
+            for b in range(count):
+                j = batch[b]
+                alpha[j] += noise_std * math.sqrt(it - noised[j]) * missed[b]
+                noised[j] = it + 1
         # A constant storage flag lets LLVM inline the per-record calls (a runtime flag leaves
         # calls with reference counting that cost about 30x the O(p) work of a record).
         if is_sparse:
@@ -206,6 +228,11 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
             alpha[batch[b]] += noise_std * noise[b]
         for k in range(n_features):
             v[k] += noise_std * noise[count + k]
+    if hidden_batch:
+        final = np.empty(n)
+        position = fill_standard_normal(key, position, final)
+        for j in range(n):
+            alpha[j] += noise_std * math.sqrt(n_iterations - noised[j]) * final[j]
     theta = v / lam_n
     while c < checkpoints.shape[0]:
         snapshots[c] = theta

@@ -8,7 +8,8 @@
 - :mod:`~privcd.privacy.events`: the families as dp-accounting events; :mod:`~privcd.privacy.accountants`:
   the registry ``"rdp"``, ``"pld"``, ``"exact"``; :mod:`~privcd.privacy.search`: the root search
   and :func:`epsilon_of`.
-- :mod:`~privcd.privacy.composition`: advanced composition for DP-GCD (dp-gcd eq. (2)).
+- :mod:`~privcd.privacy.composition`: advanced composition for DP-GCD (dp-gcd eq. (2)), the
+  paper's; :mod:`~privcd.privacy.greedy_composition`: DP-GCD's tight PLD composition (default).
 
 Every public name is loaded from its module on first access (PEP 562), so ``from privcd import
 privacy`` costs nothing, and dp-accounting (0.8 s to import) is imported by the first name that
@@ -17,13 +18,14 @@ needs it: a run without noise or with stored calibrations never imports it.
 import importlib
 
 _MODULES = {
-    "mechanisms": ("ACCOUNTANTS", "SAMPLINGS", "GaussianComposition", "SubsampledGaussian",
+    "mechanisms": ("ACCOUNTANTS", "SAMPLINGS", "GaussianComposition", "RevealedBatchGaussian", "SubsampledGaussian",
                    "gaussian_sensitivity", "subsampled_gaussian_sensitivity"),
     "calibration": ("Calibration", "calibrate", "calibrate_subsampled"),
     "reuse": ("CalibrationStore",),
     "composition": ("advanced_composition_epsilon", "advanced_composition_epsilon_per_step"),
+    "greedy_composition": ("greedy_epsilon", "greedy_epsilon_per_step"),  # imports dp-accounting
     # These import dp-accounting.
-    "events": ("gaussian_composition_event", "subsampled_gaussian_event"),
+    "events": ("gaussian_composition_event", "revealed_batch_gaussian_event", "subsampled_gaussian_event"),
     "accountants": ("make_accountant",),
     "search": ("epsilon_of", "find_noise_multiplier"),
 }

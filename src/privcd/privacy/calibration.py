@@ -77,7 +77,8 @@ def calibrate(mechanism, *, epsilon, delta, accountant, store=None):
         delta = check_number("delta", delta, low=0.0, high=1.0)
     if not isinstance(mechanism, Mechanism):
         raise ValueError(f"mechanism={mechanism!r} is not a privcd mechanism family; expected one of "
-                         "privcd.privacy.GaussianComposition, privcd.privacy.SubsampledGaussian")
+                         "privcd.privacy.GaussianComposition, privcd.privacy.SubsampledGaussian, "
+                         "privcd.privacy.RevealedBatchGaussian")
     mechanism.check_accountant(accountant)
     if math.isinf(epsilon):
         return Calibration(0.0, math.inf, delta, accountant, mechanism)

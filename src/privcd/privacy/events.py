@@ -32,6 +32,7 @@ So for every accountant and both samplings, the kernel's noise standard deviatio
 :func:`~privcd.privacy.mechanisms.subsampled_gaussian_sensitivity`. The mechanism families that map
 ``z`` to these events, without importing dp-accounting, are in :mod:`privcd.privacy.mechanisms`.
 """
+import attr
 import dp_accounting
 from dp_accounting import dp_event
 
@@ -39,6 +40,7 @@ from privcd.privacy.mechanisms import DISTANCE_PER_NORM_BOUND, check_subsampling
 from privcd.validation import check_number, check_positive_int
 
 REPLACE_ONE = dp_accounting.NeighboringRelation.REPLACE_ONE
+ADD_OR_REMOVE_ONE = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
 _SAMPLED_EVENTS = {dp_event.SampledWithoutReplacementDpEvent: "without-replacement",
                    dp_event.PoissonSampledDpEvent: "poisson"}
 
@@ -80,13 +82,14 @@ def subsampled_gaussian_event(noise_multiplier, steps, *, batch_size, n, samplin
 
     - ``"without-replacement"``: ``batch_size`` distinct records uniformly at random, independently
       across steps (``SampledWithoutReplacementDpEvent``; RDP accounting of Wang, Balle and
-      Kasiviswanathan 2019, Theorem 27, as the dp-gcd experiments cite for DP-SGD), or
+      Kasiviswanathan 2019, Theorem 27, as the dp-gcd experiments cite for DP-SGD, or PLD
+      accounting of its dominating pair, :mod:`privcd.privacy.replace_one_pld`), or
     - ``"poisson"``: each record independently with probability ``q = batch_size / n``
       (``PoissonSampledDpEvent``; PLD accounting under replace-one).
 
-    The kernel must draw batches exactly this way. dp-accounting 0.6.0 supports under replace-one
-    only RDP for the first and only PLD for the second; :func:`privcd.privacy.calibrate` names an
-    unsupported pair.
+    The kernel must draw batches exactly this way. Under replace-one, privcd reads the first with
+    RDP or PLD and the second with PLD only; :func:`privcd.privacy.calibrate` names an unsupported
+    pair.
 
     Parameters
     ----------
@@ -108,6 +111,28 @@ def subsampled_gaussian_event(noise_multiplier, steps, *, batch_size, n, samplin
         sampled = dp_event.SampledWithoutReplacementDpEvent(source_dataset_size=n, sample_size=batch_size,
                                                             event=gaussian)
     return dp_event.SelfComposedDpEvent(sampled, steps)
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class RevealedBatchGaussianDpEvent(dp_event.DpEvent):
+    """``steps`` Gaussian releases over batches that the output reveals, each record in a batch with
+    probability ``sampling_probability`` at each step (:mod:`privcd.privacy.revealed_batches`).
+
+    ``noise_multiplier`` is dp-accounting's ``s / C`` (``2 z`` for privcd's ``z``), as for
+    :class:`dp_accounting.GaussianDpEvent`. privcd's event; only the exact accountant reads it.
+    """
+
+    noise_multiplier: float
+    steps: int
+    sampling_probability: float
+
+
+def revealed_batch_gaussian_event(noise_multiplier, steps, *, batch_size, n):
+    """``steps`` Gaussian releases of multiplier ``z`` over revealed batches of ``batch_size`` of ``n``
+    records drawn uniformly without replacement at each step: DP-SCD with noise on the batch's
+    dual coordinates only (:mod:`privcd.algorithms.dp_scd`)."""
+    steps, batch_size, n, _ = check_subsampling(steps, batch_size, n, "without-replacement")
+    return RevealedBatchGaussianDpEvent(_gaussian(noise_multiplier).noise_multiplier, steps, batch_size / n)
 
 
 def describe(event):

@@ -19,27 +19,34 @@ RDP bound of dp-cd eq. (16) only upper-bounds.
 record's contribution ``v`` can become ``-v``, so ``Delta = 2 C`` and the distance-multiplier is
 ``noise_multiplier / 2`` (the reading of dp-accounting's PLD accountant, see
 :mod:`privcd.privacy.accountants`).
+
+It also reads one :class:`~privcd.privacy.events.RevealedBatchGaussianDpEvent` (with or without
+further Gaussians): Gaussian releases over batches that the output reveals, a binomial mixture of
+Gaussian mechanisms, exactly (:mod:`privcd.privacy.revealed_batches`).
 """
 import math
 
 import dp_accounting
 from dp_accounting import dp_event
 
-from privcd.privacy.events import DISTANCE_PER_NORM_BOUND, REPLACE_ONE
+from privcd.privacy.events import DISTANCE_PER_NORM_BOUND, REPLACE_ONE, RevealedBatchGaussianDpEvent
+from privcd.privacy.revealed_batches import mixture_epsilon
 
 
 class ExactGaussianAccountant(dp_accounting.PrivacyAccountant):
     """Accountant for compositions of Gaussian mechanisms, exact under replace-one neighbours.
 
     Supports ``GaussianDpEvent``, ``SelfComposedDpEvent`` and ``ComposedDpEvent`` of them,
-    ``NoOpDpEvent`` and ``NonPrivateDpEvent``; ``supports`` is false for any other event
-    (subsampled mechanisms in particular: their composition is not Gaussian).
+    ``NoOpDpEvent``, ``NonPrivateDpEvent`` and one ``RevealedBatchGaussianDpEvent`` composed
+    once; ``supports`` is false for any other event (subsampled mechanisms in particular: their
+    composition is not Gaussian).
     """
 
     def __init__(self):
         super().__init__(REPLACE_ONE)
         self._mu_squared = 0.0  # sum_k (Delta_k / s_k)^2 of the Gaussians composed so far
         self._non_private = False
+        self._revealed = None  # the RevealedBatchGaussianDpEvent composed, if any
 
     def _maybe_compose(self, event, count, do_compose):
         if isinstance(event, dp_event.NoOpDpEvent):
@@ -55,6 +62,15 @@ class ExactGaussianAccountant(dp_accounting.PrivacyAccountant):
                 error = self._maybe_compose(inner, count, do_compose)
                 if error is not None:
                     return error
+            return None
+        if isinstance(event, RevealedBatchGaussianDpEvent):
+            if count > 1 or self._revealed is not None:
+                return self.CompositionErrorDetails(
+                    invalid_event=event, error_message="the exact accountant composes one revealed-batch event only")
+            if do_compose:
+                if event.noise_multiplier == 0:
+                    self._non_private = True
+                self._revealed = event
             return None
         if isinstance(event, dp_event.GaussianDpEvent):
             if do_compose:
@@ -73,6 +89,10 @@ class ExactGaussianAccountant(dp_accounting.PrivacyAccountant):
         """Epsilon of the single Gaussian equivalent to everything composed so far."""
         if self._non_private:
             return math.inf
+        if self._revealed is not None:
+            z = self._revealed.noise_multiplier / DISTANCE_PER_NORM_BOUND
+            return mixture_epsilon(target_delta, z, self._revealed.steps, self._revealed.sampling_probability,
+                                   self._mu_squared)
         if self._mu_squared == 0:
             return 0.0
         return dp_accounting.get_epsilon_gaussian(self._mu_squared**-0.5, target_delta)

@@ -2,12 +2,14 @@
 
 A mechanism family maps a noise multiplier ``z`` (noise standard deviation over the replace-one
 L2 sensitivity of each release, :mod:`privcd.privacy.events`) to the dp-accounting event of a
-whole run. privcd has two:
+whole run. privcd has three:
 
 - :class:`GaussianComposition`: ``steps`` adaptively composed Gaussian releases (DP-CD, dp-cd
   Algorithm 1 and Appendix B; DP-SkGD);
 - :class:`SubsampledGaussian`: ``steps`` releases of a Gaussian sum over a sampled batch (DP-SGD,
-  dp-gcd Section 5; DP-SCD, dp-scd Algorithm 1).
+  dp-gcd Section 5; DP-SCD, dp-scd Algorithm 1, with noise on every dual coordinate);
+- :class:`RevealedBatchGaussian`: ``steps`` Gaussian releases over sampled batches that the output
+  reveals (DP-SCD with noise on the batch's dual coordinates only, dp-scd Algorithm 1 line 13).
 
 They are frozen dataclasses, so they are hashable, compare by value and serialise to a JSON key
 (:attr:`key`): the identity under which a calibration is cached and stored
@@ -30,7 +32,7 @@ ACCOUNTANTS = ("rdp", "pld", "exact")
 SAMPLINGS = ("without-replacement", "poisson")
 DISTANCE_PER_NORM_BOUND = 2.0  # replace-one: two records of norm <= C are up to 2 C apart
 # Accountants that read a sampled Gaussian under replace-one neighbours, by sampling.
-_SAMPLED_ACCOUNTANTS = {"without-replacement": ("rdp",), "poisson": ("pld",)}
+_SAMPLED_ACCOUNTANTS = {"without-replacement": ("rdp", "pld"), "poisson": ("pld",)}
 
 
 def check_accountant(name):
@@ -94,7 +96,7 @@ def check_subsampling(steps, batch_size, n, sampling):
 
 
 class Mechanism:
-    """What the two families share: the JSON key, the accountant check, ``family(z) -> event``."""
+    """What the families share: the JSON key, the accountant check, ``family(z) -> event``."""
 
     KIND: ClassVar[str]
 
@@ -155,3 +157,27 @@ class SubsampledGaussian(Mechanism):
     def __call__(self, noise_multiplier):
         return privacy.subsampled_gaussian_event(noise_multiplier, self.steps, batch_size=self.batch_size,
                                                  n=self.n, sampling=self.sampling)
+
+
+@dataclasses.dataclass(frozen=True)
+class RevealedBatchGaussian(Mechanism):
+    """``steps`` Gaussian releases over batches of ``batch_size`` of ``n`` records, drawn uniformly
+    without replacement at each step and revealed by the output: no amplification by sampling
+    (:mod:`privcd.privacy.revealed_batches`):
+    ``z -> privacy.revealed_batch_gaussian_event(z, steps, batch_size=, n=)``."""
+
+    steps: int
+    batch_size: int
+    n: int
+    KIND: ClassVar[str] = "revealed-batch-gaussian"
+    accountants: ClassVar[tuple] = ("exact",)
+    description: ClassVar[str] = "Gaussian releases over revealed batches"
+
+    def __post_init__(self):
+        steps, batch_size, n, _ = check_subsampling(self.steps, self.batch_size, self.n, "without-replacement")
+        for name, value in zip(("steps", "batch_size", "n"), (steps, batch_size, n)):
+            object.__setattr__(self, name, value)
+
+    def __call__(self, noise_multiplier):
+        return privacy.revealed_batch_gaussian_event(noise_multiplier, self.steps, batch_size=self.batch_size,
+                                                     n=self.n)
