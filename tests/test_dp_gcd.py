@@ -28,9 +28,12 @@ def equation_2(epsilon_step, delta, iterations):
             + 2 * iterations * epsilon_step * math.expm1(epsilon_step))
 
 
-def plan_for(problem, *, epsilon=1.0, delta=1e-5, passes=1, step=0.5, clip=1.0, rule=None):
+def plan_for(problem, *, epsilon=1.0, delta=1e-5, passes=1, step=0.5, clip=1.0, rule=None,
+             accountant="advanced-composition"):
+    """The plan of a run; the paper's accountant (eq. (2)) unless told otherwise, whose epsilon' has a
+    closed-form check here (the default PLD accountant: tests/test_privacy_tight.py)."""
     settings = Settings(epsilon=epsilon, delta=delta, passes=passes, step=step, clip=clip)
-    return dp_gcd.plan(problem, settings, {**dp_gcd.OPTIONS, "rule": rule})
+    return dp_gcd.plan(problem, settings, {**dp_gcd.OPTIONS, "rule": rule, "accountant": accountant})
 
 
 # -- the non-private limit --------------------------------------------------------------------

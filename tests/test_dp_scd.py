@@ -157,13 +157,14 @@ def test_theta_minimises_privcds_ridge_objective_and_the_authors_scaling():
     assert np.linalg.norm(gradient) < 1e-8
 
 
+@pytest.mark.parametrize("noise", ["all-duals", "batch-duals"])
 @pytest.mark.parametrize("name", ["dp-scd", "seqdp-scd"])
 @pytest.mark.parametrize("loss", LOSSES)
-def test_numpy_reference_replays_the_kernels_path(name, loss):
+def test_numpy_reference_replays_the_kernels_path(name, loss, noise):
     """The numpy loop draws the kernel's batches and noise from the numpy twins of its stream, so a
     private run agrees with the kernel to rounding (and a run with another seed does not)."""
     problem = unit_problem(loss, n=60)
-    plan = plan_of(name, problem, epsilon=1.0, passes=5, clip=0.5, batch_size=7)
+    plan = plan_of(name, problem, epsilon=1.0, passes=5, clip=0.5, batch_size=7, noise=noise)
     assert plan.kernel["noise_std"] > 0.1
     theta, _, _, _ = dp_scd.run_kernel(problem, plan, seed=3)
     np.testing.assert_allclose(numpy_dp_scd.run(problem, plan, seed=3), theta, rtol=1e-9, atol=1e-12)
@@ -238,13 +239,35 @@ def test_noise_is_added_to_alpha_on_the_batch_and_to_every_entry_of_v():
         for seed in range(200):
             _, _, alpha, v = dp_scd_kernel(*row_arrays(problem), problem.n_features, problem.y, problem.row_norms**2,
                                            problem.loss.code, problem.lam, 0.0, std, L, 1.0, sequential, 1e-4,
-                                           1, np.array([0, 1]), kernel_key(seed))
+                                           False, 1, np.array([0, 1]), kernel_key(seed))
             assert np.count_nonzero(alpha) == L
             alpha_draws.append(alpha[alpha != 0])
             v_draws.append(v)
     for draws in (np.concatenate(alpha_draws), np.concatenate(v_draws)):
         assert abs(draws.std(ddof=1) / std - 1) < 4 / np.sqrt(2 * len(draws))
         assert abs(draws.mean()) < 4 * std / np.sqrt(len(draws))
+
+
+@pytest.mark.parametrize("iterations", [1, 7, 40])
+def test_noise_on_every_dual_is_every_steps_normal_lazily(iterations):
+    """With C = 0 and noise on every dual, after T batches every alpha_j and every v_k is the sum of
+    T normals of std, N(0, T std^2), whether the record was in many batches, few or none; the
+    lazily summed noise of different records and of one record at different times is independent."""
+    problem = unit_problem("squared", n=30, p=5)
+    std, L = 0.37, 4
+    alphas, vs = [], []
+    for seed in range(400):
+        _, _, alpha, v = dp_scd_kernel(*row_arrays(problem), problem.n_features, problem.y, problem.row_norms**2,
+                                       problem.loss.code, problem.lam, 0.0, std, L, 1.0, False, 1e-4, True,
+                                       iterations, np.array([0, iterations]), kernel_key(seed))
+        alphas.append(alpha)
+        vs.append(v)
+    alphas, vs = np.array(alphas), np.array(vs)
+    scale = std * math.sqrt(iterations)
+    for draws in (alphas.ravel(), vs.ravel()):
+        assert abs(draws.std(ddof=1) / scale - 1) < 4 / np.sqrt(2 * len(draws))
+    correlation = np.corrcoef(alphas.T)[np.triu_indices(problem.n_samples, 1)]
+    assert np.abs(correlation).max() < 5 / np.sqrt(len(alphas))
 
 
 def test_wide_noise_is_the_streams_normals_on_any_number_of_threads():
@@ -262,7 +285,7 @@ def test_wide_noise_is_the_streams_normals_on_any_number_of_threads():
             numba.set_num_threads(count)
             _, _, alpha, v = dp_scd_kernel(*row_arrays(problem), problem.n_features, problem.y,
                                            problem.row_norms**2, problem.loss.code, problem.lam, 0.0, std, L, 1.0,
-                                           False, 1e-4, 1, np.array([0, 1]), key)
+                                           False, 1e-4, False, 1, np.array([0, 1]), key)
             np.testing.assert_array_equal(v, std * expected[L:])
             np.testing.assert_array_equal(alpha[batch], std * expected[:L])
     finally:
@@ -284,9 +307,11 @@ def test_noise_std_is_the_multiplier_times_the_lemmas_sensitivity():
 
 @pytest.mark.parametrize("epsilon,delta,L,passes", [(1.0, 1e-5, 20, 5), (0.1, 1e-3, 50, 10), (4.0, 1e-6, 1, 2)])
 def test_calibrated_epsilon_is_at_most_the_target_and_tight(epsilon, delta, L, passes):
-    """Checked with dp-accounting directly: sampled without replacement (L of N), T batches, replace-one."""
+    """The RDP accountant, checked with dp-accounting directly: sampled without replacement (L of N),
+    T batches, replace-one (tests/test_privacy_tight.py checks the default PLD accountant)."""
     problem = unit_problem("hinge", n=500)
-    plan = plan_of("dp-scd", problem, epsilon=epsilon, delta=delta, passes=passes, clip=1.0, batch_size=L)
+    plan = plan_of("dp-scd", problem, epsilon=epsilon, delta=delta, passes=passes, clip=1.0, batch_size=L,
+                   accountant="rdp")
     T = plan.n_iterations
     assert T == round(passes * problem.n_samples / L)
 
@@ -299,6 +324,23 @@ def test_calibrated_epsilon_is_at_most_the_target_and_tight(epsilon, delta, L, p
     assert plan.calibration.epsilon <= epsilon
     assert achieved(z) <= epsilon * (1 + 1e-9)
     assert achieved(0.99 * z) > epsilon * 0.99
+
+
+@pytest.mark.parametrize("name", ["dp-scd", "seqdp-scd"])
+def test_default_is_sound_and_the_papers_accounting_is_named(name):
+    """Default: noise on every dual, PLD; batch noise is accounted exactly without amplification,
+    or by the paper's Theorem 1 (labelled "paper", the RDP noise of before)."""
+    problem = unit_problem("logistic", n=300)
+    fit = dict(epsilon=1.0, delta=1e-5, passes=2, step=1.0, clip=0.5, batch_size=10)
+    default = privcd.fit(problem, name, **fit)
+    revealed = privcd.fit(problem, name, noise="batch-duals", **fit)
+    paper = privcd.fit(problem, name, noise="batch-duals", accountant="paper", **fit)
+    assert (default.accountant, revealed.accountant, paper.accountant) == ("pld", "exact", "paper")
+    assert default.settings["noise"] == "all-duals" and default.info["noise"] == "all-duals"
+    assert max(default.epsilon, revealed.epsilon, paper.epsilon) <= 1.0
+    rdp_plan = plan_of(name, problem, epsilon=1.0, passes=2, clip=0.5, batch_size=10, accountant="rdp")
+    assert paper.noise_multiplier == rdp_plan.calibration.noise_multiplier
+    assert default.noise_multiplier < paper.noise_multiplier < revealed.noise_multiplier / 3
 
 
 # -- storage and determinism -------------------------------------------------------------------
@@ -344,7 +386,10 @@ def test_penalty_other_than_l2_with_positive_lam_is_refused(penalty, lam):
     (dict(batch_size=0), "batch_size=0 must be an integer >= 1"),
     (dict(box=0.5), "box=0.5 is outside"),
     (dict(box=0.0), "box=0.0 is outside"),
-    (dict(accountant="pld"), "accountant='pld' is not accepted"),
+    (dict(accountant="exact"), "accountant='exact' does not account noise='all-duals'.*needs noise='batch-duals'"),
+    (dict(noise="batch-duals", accountant="pld"), "accountant='pld' does not account noise='batch-duals'"),
+    (dict(noise="alpha"), "noise='alpha' is not accepted"),
+    (dict(accountant="moments"), "accountant='moments' is not accepted"),
 ])
 def test_bad_options_are_named(options, match):
     problem = unit_problem("logistic")

@@ -3,7 +3,9 @@
 The update of :mod:`privcd.kernels.dp_scd` for a plan of :mod:`privcd.algorithms.dp_scd` or
 :mod:`privcd.algorithms.seqdp_scd` (``plan.kernel["sequential"]`` chooses), written as a numpy user
 would: per record a numpy dot product with ``v`` and the scalar update of dp-scd eq. (7), numpy for
-the noise. It draws in the kernel's order (the batch by partial Fisher-Yates, then L + p normals);
+the noise. It draws in the kernel's order (the batch by partial Fisher-Yates; with noise on every
+dual, L normals for the noise the members missed, added lazily as the kernel does; then L + p
+normals);
 with :class:`~benchmarks.numpy_reference.draws.StreamDraws` (the default) it replays the kernel's
 stream, follows its path and agrees with it to rounding.
 """
@@ -29,8 +31,12 @@ def run(problem, plan, seed, draws=StreamDraws):
     v = np.zeros(p)
     L, clip = k["batch_size"], k["clip"]
     order = np.arange(n)
-    for _ in range(plan.n_iterations):
+    noised = np.zeros(n, dtype=np.int64)
+    for it in range(plan.n_iterations):
         batch = batch_without_replacement(draws, order, L)
+        if k["hidden_batch"]:
+            alpha[batch] += k["noise_std"] * np.sqrt(it - noised[batch]) * draws.normals(L)
+            noised[batch] = it + 1
         zetas = np.empty(L)
         for b, j in enumerate(batch):
             z = X[j] @ v / lam_n

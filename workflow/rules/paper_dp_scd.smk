@@ -30,6 +30,7 @@ rule dp_scd_tradeoff:
     params:
         losses=lambda wildcards: paper_losses(DP_SCD),
         titles=lambda wildcards: EXPERIMENT.titles(DP_SCD),
+        names=lambda wildcards: config["papers"][DP_SCD].get("legend", {}),
         missing=lambda wildcards: missing_problems(DP_SCD),
         title=lambda wildcards: config["papers"][DP_SCD].get("title", DP_SCD),
         caption="Test utility (MSE for ridge regression, accuracy for classification) of the selected configuration per epsilon at the last iterate: median [min, max] over the final runs (dp-scd Figure 1).",
@@ -60,6 +61,7 @@ rule dp_scd_objective:
     params:
         epsilons=DP_SCD_FIGURE_2_EPSILONS,
         titles=lambda wildcards: EXPERIMENT.titles(DP_SCD),
+        names=lambda wildcards: config["papers"][DP_SCD].get("legend", {}),
         missing=lambda wildcards: missing_problems(DP_SCD),
         title=lambda wildcards: config["papers"][DP_SCD].get("title", DP_SCD),
     conda:

@@ -13,6 +13,7 @@ params = snakemake.params
 final = pd.read_parquet(snakemake.input[0])
 epsilons = figure_epsilons(params.epsilons, final["param_epsilon"].unique())
 curves = objective_curves(final, epsilons)
-save(objective_figure(curves, titles=params.titles, missing=params.missing, title=params.title),
+save(objective_figure(curves, titles=params.titles, names=params.names, missing=params.missing,
+                     title=params.title),
      snakemake.output.pdf, snakemake.output.png)
 logging.info("epsilons %s, %d curve points", epsilons, len(curves))

@@ -12,7 +12,8 @@ from privcd.results.joblog import log_to
 log_to(snakemake.log[0])
 params = snakemake.params
 points = tradeoff_points(pd.read_parquet(snakemake.input[0]), params.losses)
-save(tradeoff_figure(points, titles=params.titles, missing=params.missing, title=params.title),
+save(tradeoff_figure(points, titles=params.titles, names=params.names, missing=params.missing,
+                     title=params.title),
      snakemake.output.pdf, snakemake.output.png)
 table = tradeoff_table(points, titles=params.titles)
 write_text(to_markdown(table), snakemake.output.md)

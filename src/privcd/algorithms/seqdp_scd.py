@@ -14,6 +14,11 @@ Sensitivity. Replacing one record changes its own update by up to 2C (in ``alpha
 ``sigma^2 (4 L^2 - 2) C^2`` is the same count for a zeroed record, whose own update moves by C.)
 It is ``sqrt(L (L + 1) / 2)`` times DP-SCD's ``2 sqrt(2) C``: equal for L = 1, larger beyond.
 
+Privacy: as DP-SCD's (``noise``, ``accountant``). With noise on every dual, the release of a batch
+is no sum of per-record vectors, but the argument of :mod:`privcd.privacy.replace_one_pld` needs
+only that putting another record in one slot of the batch, or replacing the record, moves the
+noiseless release by at most the sensitivity, which Lemma 3's bound gives for any slot.
+
 Options: as :mod:`privcd.algorithms.dp_scd`.
 """
 import math

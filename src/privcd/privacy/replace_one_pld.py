@@ -14,16 +14,25 @@ members, with ``c`` their sum, the outputs on D and D' are
 
     P = (1 - q) N(c + g_k, s^2) + q N(c + g_i, s^2),   P' = (1 - q) N(c + g_k, s^2) + q N(c + g'_i, s^2),
 
-three points at most ``Delta = 2 C`` apart. By the joint convexity of hockey-stick divergences the
-whole mechanism is dominated by the worst such triple, which is ``g'_i = g_k`` at distance
-``Delta`` from ``g_i``: the pair
+three points at most ``Delta = 2 C`` apart. Write ``A = N(c + g_k)``, ``B = N(c + g_i)``,
+``B' = N(c + g'_i)`` and ``H_a`` the hockey-stick divergence of order ``a = e^epsilon``. By the
+advanced joint convexity of Balle, Barthe and Gaboardi (2018, "Privacy amplification by
+subsampling: tight analyses via couplings and divergences", Theorem 2), with
+``a' = 1 + q (a - 1)`` and ``b = a' / a``,
 
-    N(0, s^2)   against   (1 - q) N(0, s^2) + q N(Delta, s^2),
+    H_a'(P || P') = q H_a(B || (1 - b) A + b B') <= q ((1 - b) H_a(B || A) + b H_a(B || B')),
 
-in both orders (Zhu, Dong and Wang 2022, "Optimal accounting of differential privacy via
-characteristic function", dominating pairs of subsampling without replacement under the
-replace-one relation; ``tests/test_privacy_tight.py`` checks numerically that the other triples,
-e.g. ``g_k`` midway, are dominated). That is, in units of ``Delta``, the pair dp-accounting builds
+and both divergences on the right are at most ``H_a(N(Delta) || N(0))``, so
+``H_a'(P || P') <= q H_a(N(Delta) || N(0))``, which is the divergence of the pair
+
+    (1 - q) N(0, s^2) + q N(Delta, s^2)   against   N(0, s^2)
+
+(the case ``g'_i = g_k``), for every order; averaging over the coupling keeps the bound. This is
+the dominating pair of sampling without replacement under replace-one of Zhu, Dong and Wang (2022,
+"Optimal accounting of differential privacy via characteristic function"). privcd composes it in
+both orders (the other, ``N(0)`` against the mixture, is the case ``g_i = g_k``), so either
+neighbour may come first. ``tests/test_privacy_tight.py`` checks numerically that the pair
+dominates the triples. That is, in units of ``Delta``, the pair dp-accounting builds
 for a Poisson-sampled Gaussian under add-or-remove-one neighbours (``from_gaussian_mechanism(
 standard_deviation=s / Delta, sensitivity=1, sampling_prob=q, ADD_OR_REMOVE_ONE)``, whose
 ``remove`` and ``add`` directions are the two orders). The adaptive composition of the T steps

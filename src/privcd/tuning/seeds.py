@@ -7,7 +7,10 @@ running it on other machines or re-running a subset reproduces every number bit 
 The configuration part of the identity leaves out the hyperparameters the algorithm's random
 draws do not depend on (its ``SHARED_DRAWS``, :func:`draws_identity`): runs that differ only in
 those share their draws (common random numbers) and run in one kernel call
-(:func:`privcd.fit_many`).
+(:func:`privcd.fit_many`). It also leaves out the ``accountant`` of every algorithm: an accountant
+sets the noise's scale, never which numbers are drawn, so naming the papers' accountants in the
+configs (where the library's default moved to the tightest) keeps the seeds, and the numbers, of
+the reproductions.
 """
 import hashlib
 import numbers
@@ -48,9 +51,12 @@ def derive_seed(base_seed, problem, algorithm, configuration_id, repetition, sta
     return int.from_bytes(hashlib.sha256(identity.encode()).digest()[:4], "big") % SEED_BOUND
 
 
+ACCOUNTING_OPTIONS = ("accountant",)  # options that never change the draws, of any algorithm
+
+
 def draws_identity(algorithm, configuration):
     """:func:`~privcd.tuning.grid.configuration_id` of ``configuration`` without the hyperparameters
-    in the ``SHARED_DRAWS`` of ``algorithm``'s module (DP-CD, DP-GCD, DP-SGD: step and clip): the configuration
-    part of a run's seed identity."""
-    shared = getattr(get_algorithm(algorithm), "SHARED_DRAWS", ())
+    in the ``SHARED_DRAWS`` of ``algorithm``'s module (DP-CD, DP-GCD, DP-SGD: step and clip) and
+    :data:`ACCOUNTING_OPTIONS`: the configuration part of a run's seed identity."""
+    shared = (*getattr(get_algorithm(algorithm), "SHARED_DRAWS", ()), *ACCOUNTING_OPTIONS)
     return configuration_id({key: value for key, value in configuration.items() if key not in shared})
