@@ -14,7 +14,7 @@ from privcd.kernels.spectral import column_sq_norms, row_sq_norms, top_gram_eige
 from privcd.kernels.evaluate import data_fit_value, loss_derivatives, penalty_sum
 from privcd.losses import get_loss
 from privcd.penalties import get_penalty
-from privcd.validation import check_labels, check_matrix, check_number, is_sparse_matrix
+from privcd.validation import check_labels, check_matrix, check_number, is_sparse_matrix, read_only
 
 
 class Problem:
@@ -22,10 +22,13 @@ class Problem:
 
     Parameters
     ----------
-    X : ndarray of shape (n, p) or scipy CSR/CSC matrix
-        Features, one row per record; converted to float64.
+    X : ndarray of shape (n, p) or scipy sparse matrix
+        Features, one row per record. The Problem keeps its own read-only float64 copy
+        (:func:`privcd.validation.check_matrix`: Fortran-ordered when dense; CSR or CSC with
+        duplicates summed, indices sorted and explicit zeros removed when sparse), so changing the
+        caller's X afterwards changes nothing, and every norm is that of the dense equivalent.
     y : ndarray of shape (n,)
-        Labels: in {-1, 1} for ``"logistic"``, real for ``"squared"``.
+        Labels: in {-1, 1} for ``"logistic"``, real for ``"squared"``; copied read-only as X.
     loss : str
         A name registered in :data:`privcd.losses.LOSSES`.
     penalty : None, "l1" or "l2"
@@ -58,21 +61,19 @@ class Problem:
     # -- storage the kernels read: columns for coordinate methods, rows for sample methods --
     @cached_property
     def columns(self):
-        """X laid out for column access: Fortran-ordered dense array or CSC (sorted indices)."""
+        """X laid out for column access, read-only: Fortran-ordered dense array or canonical CSC
+        (``X`` itself unless X is CSR)."""
         if self.is_sparse:
-            X = self.X.tocsc()
-            X.sort_indices()
-            return X
-        return np.asfortranarray(self.X)
+            return self.X if self.X.format == "csc" else _canonical(self.X.tocsc())
+        return self.X
 
     @cached_property
     def rows(self):
-        """X laid out for row access: C-ordered dense array or CSR (sorted indices)."""
+        """X laid out for row access, read-only: C-ordered dense array or canonical CSR
+        (``X`` itself when X is CSR; a second copy otherwise, made on first use by a sample method)."""
         if self.is_sparse:
-            X = self.X.tocsr()
-            X.sort_indices()
-            return X
-        return np.ascontiguousarray(self.X)
+            return self.X if self.X.format == "csr" else _canonical(self.X.tocsr())
+        return read_only(np.ascontiguousarray(self.X))
 
     # -- objective --
     def linear_predictor(self, w):
@@ -130,3 +131,10 @@ class Problem:
         if w.shape != (self.n_features,):
             raise ValueError(f"w has shape {w.shape}; expected ({self.n_features},)")
         return w
+
+
+def _canonical(X):
+    """The Problem's canonical sparse X converted to the other format (CSR <-> CSC): no duplicates
+    or zeros to start with; indices sorted, arrays read-only."""
+    X.sort_indices()
+    return read_only(X)
