@@ -4,10 +4,10 @@
 Sections (one module each): ``shapes`` (seconds per pass against the hardware bound and plain
 numpy), ``bounds`` (the least time a pass's unavoidable work takes, against the same bound),
 ``peers`` (Opacus), ``grid`` (configurations per second), ``memory`` (peak RSS of a tuning
-chunk), ``warm`` (a second process's first fit), ``accounting`` (the noise and the error the
-tightest accountants save against the papers'). Writes ``benchmarks.md`` and ``benchmarks.json``
-under the output directory and prints the Markdown. Not a timed test: numbers are wall-clock
-medians on whatever else the machine is doing.
+chunk), ``warm`` (a second process's first fit), ``setup`` (a Problem and its beta),
+``accounting`` (the noise and the error the tightest accountants save against the papers').
+Writes ``benchmarks.md`` and ``benchmarks.json`` under the output directory and prints the
+Markdown. Not a timed test: numbers are wall-clock medians on whatever else the machine is doing.
 """
 import argparse
 import json
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from privcd.algorithms import ALGORITHMS
-from benchmarks import accounting, bounds, grid, memory, peers, shapes, warm
+from benchmarks import accounting, bounds, grid, memory, peers, problem_setup, shapes, warm
 
 SECTIONS = {
     "shapes": ("Seconds per pass against the hardware bound", lambda args: shapes.run(args.algorithms, args.quick),
@@ -27,6 +27,7 @@ SECTIONS = {
     "grid": ("Grid throughput", lambda args: grid.run(args.algorithms, args.quick), grid.markdown),
     "memory": ("Memory of a tuning chunk", lambda args: memory.run(args.algorithms, args.quick), memory.markdown),
     "warm": ("Warm start", lambda args: warm.run(args.quick), warm.markdown),
+    "setup": ("Problem set-up and beta", lambda args: problem_setup.run(args.quick), problem_setup.markdown),
     "accounting": ("What the tightest accounting buys", lambda args: accounting.run(args.quick), accounting.markdown),
 }
 

@@ -18,7 +18,7 @@ FLOOR = 50.0  # issue 7: privcd's DP-SGD at least 50x faster than Opacus for the
 def problem():
     X = make_X(N, P, None)
     y = np.where(X @ np.random.default_rng(1).normal(size=P) > 0, 1.0, -1.0)
-    return privcd.Problem(X, y, "logistic")
+    return privcd.Problem(X, y, "logistic", constants="data")
 
 
 def privcd_seconds(problem, repeats):

@@ -55,7 +55,7 @@ def make_problem(X, loss, penalty, lam, unit_rows, seed=0):
         X = X.tocsr() if sp.issparse(X) else X
     score = X @ rng.normal(size=X.shape[1])
     y = np.where(score > 0, 1.0, -1.0) if loss == "logistic" else score + rng.normal(size=X.shape[0])
-    return privcd.Problem(X, y, loss, penalty, lam)
+    return privcd.Problem(X, y, loss, penalty, lam, constants="data")  # the papers' public constants
 
 
 def numpy_reference(module_name):

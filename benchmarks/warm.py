@@ -11,7 +11,7 @@ start = time.perf_counter()
 import numpy as np, privcd
 out = {"import": time.perf_counter() - start}
 X = np.random.default_rng(0).normal(size=(200, 5)); X /= np.linalg.norm(X, axis=1, keepdims=True)
-problem = privcd.Problem(X, np.where(X[:, 0] > 0, 1.0, -1.0), "logistic", "l2", 0.1)
+problem = privcd.Problem(X, np.where(X[:, 0] > 0, 1.0, -1.0), "logistic", "l2", 0.1, row_norm_bound=1.0)
 t = time.perf_counter()
 privcd.fit(problem, "dp-cd", epsilon=float("inf"), passes=1, step=0.5, clip=float("inf"))
 out["non_private_fit"] = time.perf_counter() - t

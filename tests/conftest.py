@@ -11,6 +11,13 @@ import privcd
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
+def pytest_configure(config):
+    # Most tests fit privately on Problems built with the default constants=None, which warns at every
+    # such fit (privcd.DataDependentConstantsWarning): silenced here; tests/test_constants.py checks
+    # when it is and is not emitted (pytest.warns records it whatever this filter says).
+    config.addinivalue_line("filterwarnings", "ignore::privcd.DataDependentConstantsWarning")
+
+
 def make_problem(loss, penalty, lam, *, n=120, p=15, density=0.4, sparse=False, seed=0, unit_rows=False):
     """A small problem with imbalanced columns and some exact zeros; with ``unit_rows`` every
     non-zero row is then scaled to unit L2 norm (as DP-SCD requires)."""

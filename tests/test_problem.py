@@ -5,6 +5,7 @@ import scipy.sparse as sp
 
 import privcd
 from conftest import make_problem
+from privcd.kernels import spectral
 
 
 @pytest.mark.parametrize("loss,penalty", [("logistic", "l2"), ("squared", "l1"), ("squared", None)])
@@ -50,8 +51,34 @@ def test_dense_and_sparse_agree_bitwise():
     w = np.random.default_rng(3).normal(size=dense.n_features)
     assert dense.objective(w) == sparse.objective(w)
     assert np.array_equal(dense.M, sparse.M)
-    assert dense.beta == sparse.beta
+    assert dense.beta == pytest.approx(sparse.beta, rel=1e-12)  # beta: a bound, equal within its margin
     assert np.array_equal(dense.row_norms, sparse.row_norms)
+
+
+def spectrum_matrix(shape, spectrum, seed=0):
+    """Random normal X, or X = U diag(s) V^T with crowded top singular values s_i = 1 - 1e-4 i."""
+    rng = np.random.default_rng(seed)
+    if spectrum == "random":
+        return rng.normal(size=shape)
+    n, p = shape
+    k = min(n, p)
+    U = np.linalg.qr(rng.normal(size=(n, k)))[0]
+    V = np.linalg.qr(rng.normal(size=(p, k)))[0]
+    return (U * (1 - 1e-4 * np.arange(k))) @ V.T
+
+
+@pytest.mark.parametrize("shape", [(400, 30), (30, 400)], ids=["tall", "wide"])
+@pytest.mark.parametrize("spectrum", ["random", "crowded"])
+@pytest.mark.parametrize("method", ["gram", "lanczos"])
+def test_beta_is_a_tight_upper_bound(shape, spectrum, method, storage, monkeypatch):
+    """beta >= curvature ||X||_2^2 / n (a safe step size), and within 1e-8 relative of it."""
+    if method == "lanczos":
+        monkeypatch.setattr(spectral, "GRAM_LIMIT", 10)
+    X = spectrum_matrix(shape, spectrum)
+    y = np.where(np.random.default_rng(1).normal(size=shape[0]) > 0, 1.0, -1.0)
+    problem = privcd.Problem(sp.csr_matrix(X) if storage == "sparse" else X, y, "logistic")
+    true = problem.loss.curvature * np.linalg.norm(X, 2) ** 2 / shape[0]
+    assert true <= problem.beta <= true * (1 + 1e-8)
 
 
 @pytest.mark.parametrize("X,y,loss,match", [

@@ -2,10 +2,10 @@
 from privcd import numba_cache  # noqa: F401  (first: sets numba's cache directory)
 from privcd.fit import fit
 from privcd.fit_many import fit_many
-from privcd.problem import Problem
+from privcd.problem import DataDependentConstantsWarning, Problem
 from privcd.run import Run
 
-__all__ = ["Problem", "Run", "dataset_table", "fit", "fit_many", "load_dataset", "solve_nonprivate"]
+__all__ = ["DataDependentConstantsWarning", "Problem", "Run", "dataset_table", "fit", "fit_many", "load_dataset", "solve_nonprivate"]
 __version__ = "0.1.0"
 
 # Loaded on first use so that a process that only fits starts quickly: the data loaders import

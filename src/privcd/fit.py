@@ -1,13 +1,14 @@
 """``privcd.fit``: run one private algorithm on one problem and evaluate it."""
 import math
 import time
+import warnings
 
 import numpy as np
 
 from privcd.algorithms import get_algorithm
 from privcd.algorithms.base import Settings
 from privcd.privacy.reuse import CalibrationStore
-from privcd.problem import Problem
+from privcd.problem import DataDependentConstantsWarning, Problem
 from privcd.run import Run
 from privcd.validation import check_number, check_positive, check_seed
 
@@ -68,7 +69,30 @@ def prepare(problem, algorithm, *, epsilon, delta=None, passes, step, clip, cali
         raise ValueError(f"unknown option(s) {unknown} for algorithm {algorithm!r}; "
                          f"accepted options: {sorted(module.OPTIONS)}")
     options = {**module.OPTIONS, **options}
+    warn_data_dependent_constants(problem, module, settings, options)
     return module, settings, options, module.plan(problem, settings, options)
+
+
+def warn_data_dependent_constants(problem, module, settings, options):
+    """Warn (:class:`~privcd.problem.DataDependentConstantsWarning`) when a private run steps with
+    smoothness constants computed from X and not declared public.
+
+    Each algorithm module declares ``SMOOTHNESS_FROM_PROBLEM``: ``None`` when it never uses
+    :attr:`Problem.M` or :attr:`Problem.beta`, otherwise the option values under which it does
+    (``{}``: always; DP-CD: ``{"smoothness": "public"}``). A non-smooth loss has no such constants.
+    """
+    condition = module.SMOOTHNESS_FROM_PROBLEM
+    if (condition is None or not settings.private or problem.public_constants
+            or not np.isfinite(problem.loss.curvature)
+            or any(options[name] != value for name, value in condition.items())):
+        return
+    warnings.warn(
+        f"{module.NAME}: the smoothness constants M_j / beta are computed from X without noise and set "
+        "step sizes and clipping thresholds (DP-GCD's selection, DP-SkGD's sketch probabilities); this is "
+        "not covered by the (epsilon, delta) guarantee. Declare them public with "
+        "Problem(..., constants='data') (the papers' assumption, dp-cd Section 5.1), use data-independent "
+        "ones with Problem(..., row_norm_bound=R), or estimate them privately with dp-cd's "
+        "smoothness='private'", DataDependentConstantsWarning, stacklevel=4)
 
 
 def assemble(problem, module, settings, options, plan, seed, w, snapshots, extra, seconds):

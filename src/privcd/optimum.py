@@ -54,7 +54,6 @@ from privcd.kernels.cd_solver import (loss_derivatives_and_curvatures, mean_loss
 from privcd.kernels.dispatch import loss_second_derivative
 from privcd.kernels.evaluate import data_fit_value, loss_derivatives, penalty_sum
 from privcd.penalties import MODULES_BY_NAME
-from privcd.problem import Problem
 from privcd.validation import check_number, check_positive_int
 
 DEFAULT_TOL = 1e-9
@@ -205,7 +204,7 @@ def _without_void_penalty(problem):
     """``lam = 0`` makes any penalty 0; its dual (a box or ball of radius 0) is the unpenalised one."""
     if problem.penalty.name is None or problem.lam > 0.0:
         return problem
-    return Problem(problem.X, problem.y, problem.loss.name, None, 0.0)
+    return problem.with_penalty(None, 0.0)
 
 
 def _check_supported(problem):

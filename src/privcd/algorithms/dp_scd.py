@@ -86,6 +86,7 @@ from privcd.validation import check_choice, check_number, check_positive_int
 
 NAME = "dp-scd"
 OPTIONS = {"batch_size": 100, "box": 1e-4, "noise": "all-duals", "accountant": None, "checkpoints": None}
+SMOOTHNESS_FROM_PROBLEM = None  # the dual method steps with the row norm bound 1, not M or beta
 LOSSES = ("squared", "logistic", "hinge")
 SAMPLING = "without-replacement"
 # The accountants of each noise placement, the default first.

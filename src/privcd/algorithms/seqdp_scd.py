@@ -27,6 +27,7 @@ from privcd.algorithms import dp_scd
 
 NAME = "seqdp-scd"
 OPTIONS = dict(dp_scd.OPTIONS)
+SMOOTHNESS_FROM_PROBLEM = None  # as DP-SCD
 
 
 def sensitivity(clip, batch_size):

@@ -51,9 +51,11 @@ def load_arrays(npz_path, part="train"):
 
 
 def load_problem(npz_path, spec):
-    """The :class:`privcd.Problem` of ``spec`` (a :class:`privcd.tuning.ProblemSpec`) on its training data."""
+    """The :class:`privcd.Problem` of ``spec`` (a :class:`privcd.tuning.ProblemSpec`) on its training data,
+    its smoothness constants computed from the data and declared public (``constants="data"``), as the
+    reproduced papers assume (dp-cd Sections 5.1 and 5.3, Appendix G.1)."""
     X, y = load_arrays(npz_path)
-    return Problem(X, y, spec.loss, spec.penalty, spec.lam)
+    return Problem(X, y, spec.loss, spec.penalty, spec.lam, constants="data")
 
 
 def _parts(dataset):
