@@ -8,21 +8,24 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
+from privcd.identity import configuration_id, tie_order_id
 from privcd.results import (KEY_COLUMNS, final_checkpoints, merge, relative_error, select_best,
                             with_relative_error, write_parquet)
 from privcd.results.datafiles import load_arrays, load_problem, save_dataset
 from privcd.results.io import _atomic
 
 
-def runs(objectives, *, algorithm="dp-cd", passes=1.0, checkpoints=2):
-    """Rows of tuning runs: objectives[config] is the list of final objectives of its repetitions."""
+def runs(objectives, *, algorithm="dp-cd", passes=1.0, checkpoints=2, extra_params=None):
+    """Rows of tuning runs: objectives[config] is the list of final objectives of its repetitions;
+    a configuration's params are ``{"id": config, **extra_params}``."""
     rows = []
     for configuration, finals in objectives.items():
         for repetition, final in enumerate(finals):
             for checkpoint in range(checkpoints):
                 rows.append({"paper": "p", "problem": "q", "algorithm": algorithm,
                              "configuration": configuration, "stage": "tune", "repetition": repetition,
-                             "checkpoint": checkpoint, "params": json.dumps({"id": configuration}),
+                             "checkpoint": checkpoint,
+                             "params": json.dumps({"id": configuration, **(extra_params or {})}),
                              "param_passes": passes,
                              "metric_objective": final if checkpoint == checkpoints - 1 else 100.0})
     return pd.DataFrame(rows)
@@ -64,9 +67,21 @@ def test_select_best_takes_the_lowest_mean_final_objective():
 
 
 def test_select_best_breaks_ties_by_id_whatever_the_row_order_and_groups_by_parameters():
+    tied = min("ab", key=lambda name: tie_order_id({"id": name}))
     frame = pd.concat([runs({"b": [1.0], "a": [1.0]}, passes=1.0), runs({"c": [5.0], "d": [4.0]}, passes=2.0)])
     best = select_best(frame.iloc[::-1], by=["param_passes"])
-    assert best.set_index("param_passes")["configuration"].to_dict() == {1.0: "a", 2.0: "d"}
+    assert best.set_index("param_passes")["configuration"].to_dict() == {1.0: tied, 2.0: "d"}
+    assert select_best(frame, by=["param_passes"]).equals(best)
+
+
+def test_select_best_ties_do_not_depend_on_a_named_accountant():
+    """Naming the paper's accountant in a config (new configuration ids) keeps the winner of a tie."""
+    names = [f"config-{k}" for k in range(12)]
+    plain = select_best(runs({name: [1.0] for name in names}))
+    named = select_best(runs({name: [1.0] for name in names}, extra_params={"accountant": "rdp"}))
+    assert plain["configuration"].tolist() == named["configuration"].tolist()
+    ids = {name: configuration_id({"id": name, "accountant": "rdp"}) for name in names}
+    assert min(ids, key=ids.get) != named["configuration"].iloc[0]  # the full ids would pick another
 
 
 def test_final_checkpoints_keep_the_last_row_of_each_run():

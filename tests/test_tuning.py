@@ -324,3 +324,14 @@ def test_chunk_priorities_put_the_longest_chunks_first_and_below_the_upstream_jo
     # the same chunk on data 610 times more work: 28 levels higher (10 log10(610))
     ratio = large.problem.pass_work / small.problem.pass_work
     assert large.chunk_priority(0) - small.chunk_priority(0) == round(10 * np.log10(ratio)) == 28
+
+
+def test_naming_an_accountant_keeps_a_runs_seed():
+    """The accountant scales the noise and never changes the draws: the papers' configs name theirs
+    (the library's default moved) and their runs keep their seeds."""
+    from privcd.tuning import draws_identity
+    for algorithm in ("dp-cd", "dp-sgd", "dp-gcd", "dp-scd"):
+        configuration = {"epsilon": 1.0, "delta": 1e-5, "passes": 2, "step": 0.1, "clip": 1.0}
+        named = {**configuration, "accountant": "rdp"}
+        assert draws_identity(algorithm, named) == draws_identity(algorithm, configuration)
+        assert draws_identity(algorithm, {**configuration, "passes": 3}) != draws_identity(algorithm, configuration)

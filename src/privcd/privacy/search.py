@@ -3,15 +3,15 @@ noise multiplier meeting a target (epsilon, delta), and the epsilon of an event.
 
 :func:`privcd.privacy.calibrate` validates, caches and stores; it calls :func:`find_noise_multiplier`
 on the first calibration of a process that needs one. The noise multiplier ``z`` of a mechanism
-family ``mechanism(z)`` (:mod:`privcd.privacy.mechanisms`) is found in two steps: a bracket, by
-doubling or halving ``z`` from 1 (by steps of 25% from the exact accountant's noise, a lower
-bound, for compositions of Gaussians); then Brent's method (:func:`scipy.optimize.brentq`) on
-``log epsilon(z) - log target``, to ``xtol`` = :data:`RELATIVE_TOLERANCE` times the bracket's
-lower end, the result moved up by ``xtol`` until its epsilon is ``<= target``. Brent's method
-takes 4-6 evaluations where bisection (:func:`dp_accounting.calibrate_dp_mechanism`) took 8-10,
-and each evaluation of a long PLD composition costs 0.3-1.5 s. epsilon falls in ``z`` at least
-as fast as ``1 / z`` in the regimes of privcd, so the achieved epsilon lies within a few tenths
-of a percent below the target (the tests require 1%).
+family ``mechanism(z)`` (:mod:`privcd.privacy.mechanisms`) is found by
+:func:`dp_accounting.calibrate_dp_mechanism`, which returns a ``z`` within ``tol`` of the smallest
+one and whose epsilon is ``<= target`` by construction. privcd first brackets the root by doubling
+or halving ``z`` from 1 (by steps of 25% from the exact accountant's noise, a lower bound, for
+compositions of Gaussians), then passes the bracket and ``tol`` = :data:`RELATIVE_TOLERANCE`
+times its lower end: epsilon falls in ``z`` at least as fast as ``1 / z`` in the regimes of
+privcd, so the achieved epsilon lies within a few tenths of a percent below the target (the
+tests require 1%). (Brent's method would take fewer evaluations, but it would move the papers'
+calibrations, and with them the reproductions' numbers, within that tolerance.)
 
 For the PLD accountant, whose epsilon is looser on coarser grids, the calibration is repeated on
 the finer grids of :data:`~privcd.privacy.accountants.PLD_DISCRETIZATIONS`, each bracketing
@@ -26,7 +26,7 @@ would have asked for 17 times more noise); batch 1 for 20 passes in 11 s.
 """
 import math
 
-import scipy.optimize
+import dp_accounting
 
 from privcd.privacy.accountants import PLD_EPSILON_TOLERANCE, PLD_NOISE_TOLERANCE, discretizations, make_accountant
 from privcd.privacy.events import describe
@@ -120,20 +120,14 @@ def find_noise_multiplier(mechanism, epsilon, delta, accountant):
             start, factor = found[0], _REFINE_STEP
         lower, upper = _bracket(curve, epsilon, start, factor)
         bracket = (curve, lower, upper)
-        z = _root(curve, epsilon, lower, upper, RELATIVE_TOLERANCE * lower)
-        found = (z, curve(z))
+        z = dp_accounting.calibrate_dp_mechanism(
+            curve.fresh_accountant, mechanism, epsilon, delta,
+            bracket_interval=dp_accounting.ExplicitBracketInterval(lower, upper), tol=RELATIVE_TOLERANCE * lower)
+        achieved = curve(z)
+        if achieved > epsilon:  # calibrate_dp_mechanism's contract; the accountants are deterministic
+            raise RuntimeError(f"calibrated z={z} gives epsilon={achieved} > target {epsilon}")
+        found = (z, achieved)
     return found
-
-
-def _root(curve, target, lower, upper, xtol):
-    """A ``z`` in ``(lower, upper]`` within about ``xtol`` above the root of ``curve(z) = target``
-    with ``curve(z) <= target`` (``curve(lower) > target >= curve(upper)``)."""
-    if curve(upper) == target or curve(upper) == 0:
-        return upper
-    z = scipy.optimize.brentq(lambda x: math.log(curve(x) / target), lower, upper, xtol=xtol)
-    while curve(z) > target:
-        z = min(upper, z + xtol)
-    return z
 
 
 def epsilon_of(event, delta, accountant):

@@ -1,5 +1,9 @@
 """Selection of the best configuration and the relative error, on tidy results tables."""
+import json
+
 import numpy as np
+
+from privcd.identity import tie_order_id
 
 from privcd.results.table import GROUP_COLUMNS, check_columns
 
@@ -20,7 +24,8 @@ def select_best(frame, by=(), score=None):
     average ``metric_objective`` at the last checkpoint over the repetitions of each configuration
     and keep the smallest. A run whose objective is NaN or inf (diverged) counts as ``+inf``, so a
     configuration with a diverged run is never preferred to one without. Ties go to the smallest
-    configuration id, so the choice does not depend on row order.
+    configuration id without the accountant (:func:`privcd.identity.tie_order_id`), then the
+    smallest id, so the choice depends neither on row order nor on naming an accountant.
 
     ``score`` (one value per row of ``frame``, lower is better) replaces the objective as the
     criterion, e.g. :func:`privcd.results.utility.selection_score` (dp-scd Section 5.1: the best
@@ -41,7 +46,8 @@ def select_best(frame, by=(), score=None):
     summary = (last.groupby(group + ["configuration", "params"], sort=False)
                .agg(mean_objective=("metric_objective", "mean"), mean_score=("_score", "mean"),
                     runs=("_score", "size")).reset_index())
-    summary = summary.sort_values(group + ["mean_score", "configuration"], kind="stable")
+    summary = summary.assign(_tie=[tie_order_id(json.loads(params)) for params in summary["params"]])
+    summary = summary.sort_values(group + ["mean_score", "_tie", "configuration"], kind="stable").drop(columns="_tie")
     candidates = summary.groupby(group, sort=False)["configuration"].transform("size")
     best = summary.assign(candidates=candidates).groupby(group, sort=False).head(1)
     return best.sort_values(group, kind="stable").reset_index(drop=True)

@@ -5,7 +5,7 @@ Columns
 -------
 Keys (identify a row; :data:`KEY_COLUMNS`):
     ``paper``, ``problem``, ``algorithm``, ``configuration`` (the 12-hex id of
-    :func:`privcd.tuning.grid.configuration_id`), ``stage`` (``"tune"`` or ``"final"``),
+    :func:`privcd.identity.configuration_id`), ``stage`` (``"tune"`` or ``"final"``),
     ``repetition``, ``checkpoint`` (index of the checkpoint within the run, 0 = the start).
 Run: ``seed`` (derived from the keys above but the checkpoint), ``params`` (the configuration as
     canonical JSON: exactly the keyword arguments of :func:`privcd.fit`).

@@ -3,7 +3,8 @@ plan of a workflow config, calibration per privacy setting and ``run_chunk``."""
 from privcd.tuning.calibration import calibrate_study
 from privcd.tuning.chunks import chunk, chunk_count, group_by_privacy, privacy_setting, privacy_setting_id
 from privcd.tuning.experiment import UPSTREAM_PRIORITY, Experiment, ProblemSpec, Study
-from privcd.tuning.grid import configuration_id, expand
+from privcd.identity import configuration_id
+from privcd.tuning.grid import expand
 from privcd.tuning.privacy_values import resolve_delta
 from privcd.tuning.runner import fit_arguments, run_chunk
 from privcd.tuning.seeds import derive_seed, draws_identity

@@ -6,7 +6,7 @@ from identity (:mod:`privcd.tuning.seeds`), so the chunk size changes no number.
 """
 import math
 
-from privcd.tuning.grid import configuration_id
+from privcd.identity import configuration_id
 from privcd.validation import check_positive_int
 
 # By privcd's convention (noise multiplier = noise std / L2 sensitivity of each release) these
@@ -20,7 +20,7 @@ def privacy_setting(configuration):
 
 
 def privacy_setting_id(configuration):
-    """:func:`~privcd.tuning.grid.configuration_id` of :func:`privacy_setting`."""
+    """:func:`~privcd.identity.configuration_id` of :func:`privacy_setting`."""
     return configuration_id(privacy_setting(configuration))
 
 

@@ -12,12 +12,12 @@ The expansion is the product over keys in the order given; each configuration is
 Python scalars, identified by :func:`configuration_id`, a hash of its content that does not depend
 on the order of the grid or of the keys.
 """
-import hashlib
 import itertools
-import json
 import numbers
 
 import numpy as np
+
+from privcd.identity import configuration_id
 
 GENERATORS = {"logspace": np.logspace, "linspace": np.linspace}
 
@@ -67,20 +67,6 @@ def expand(grid):
 def size(grid):
     """Number of configurations :func:`expand` returns."""
     return len(expand(grid))
-
-
-def configuration_id(configuration):
-    """A 12-hex-digit identity of ``configuration``: sha256 of its canonical JSON (keys sorted).
-
-    Equal content gives an equal id whatever the key order or the grid it came from, so ids (and
-    the seeds derived from them) survive re-chunking and grid reordering.
-    """
-    return hashlib.sha256(canonical_json(configuration).encode()).hexdigest()[:12]
-
-
-def canonical_json(value):
-    """JSON with sorted keys and no spaces; floats written as their shortest round-trip repr."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=True)
 
 
 def _points(key, names, spec):

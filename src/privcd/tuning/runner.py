@@ -19,7 +19,7 @@ from privcd.fit_many import fit_many
 from privcd.privacy.reuse import CalibrationStore
 from privcd.results.table import RUN_TABLE_COLUMNS
 from privcd.results.utility import utility_columns
-from privcd.tuning.grid import canonical_json, configuration_id
+from privcd.identity import canonical_json, configuration_id
 from privcd.tuning.privacy_values import resolve_delta
 from privcd.tuning.seeds import derive_seed, draws_identity
 

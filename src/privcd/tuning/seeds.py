@@ -16,7 +16,7 @@ import hashlib
 import numbers
 
 from privcd.algorithms import get_algorithm
-from privcd.tuning.grid import canonical_json, configuration_id
+from privcd.identity import ACCOUNTING_OPTIONS, canonical_json, configuration_id
 
 SEED_BOUND = 2**32  # numba's np.random.seed accepts [0, 2**32)
 STAGES = ("tune", "final")
@@ -33,7 +33,7 @@ def derive_seed(base_seed, problem, algorithm, configuration_id, repetition, sta
         Problem identity (``"<paper>/<problem>"``).
     algorithm : str
     configuration_id : str
-        :func:`privcd.tuning.grid.configuration_id` of the hyperparameters.
+        :func:`privcd.identity.configuration_id` of the hyperparameters.
     repetition : int
         Index of the run among the repetitions of that configuration, ``>= 0``.
     stage : {"tune", "final"}
@@ -51,11 +51,8 @@ def derive_seed(base_seed, problem, algorithm, configuration_id, repetition, sta
     return int.from_bytes(hashlib.sha256(identity.encode()).digest()[:4], "big") % SEED_BOUND
 
 
-ACCOUNTING_OPTIONS = ("accountant",)  # options that never change the draws, of any algorithm
-
-
 def draws_identity(algorithm, configuration):
-    """:func:`~privcd.tuning.grid.configuration_id` of ``configuration`` without the hyperparameters
+    """:func:`~privcd.identity.configuration_id` of ``configuration`` without the hyperparameters
     in the ``SHARED_DRAWS`` of ``algorithm``'s module (DP-CD, DP-GCD, DP-SGD: step and clip) and
     :data:`ACCOUNTING_OPTIONS`: the configuration part of a run's seed identity."""
     shared = (*getattr(get_algorithm(algorithm), "SHARED_DRAWS", ()), *ACCOUNTING_OPTIONS)
