@@ -334,13 +334,26 @@ def test_default_is_sound_and_the_papers_accounting_is_named(name):
     fit = dict(epsilon=1.0, delta=1e-5, passes=2, step=1.0, clip=0.5, batch_size=10)
     default = privcd.fit(problem, name, **fit)
     revealed = privcd.fit(problem, name, noise="batch-duals", **fit)
-    paper = privcd.fit(problem, name, noise="batch-duals", accountant="paper", **fit)
+    paper = privcd.fit(problem, name, accountant="paper", **fit)  # noise: batch-duals, the accountant's
     assert (default.accountant, revealed.accountant, paper.accountant) == ("pld", "exact", "paper")
-    assert default.settings["noise"] == "all-duals" and default.info["noise"] == "all-duals"
+    assert default.info["noise"] == "all-duals" and revealed.info["noise"] == "batch-duals"
     assert max(default.epsilon, revealed.epsilon, paper.epsilon) <= 1.0
     rdp_plan = plan_of(name, problem, epsilon=1.0, passes=2, clip=0.5, batch_size=10, accountant="rdp")
     assert paper.noise_multiplier == rdp_plan.calibration.noise_multiplier
     assert default.noise_multiplier < paper.noise_multiplier < revealed.noise_multiplier / 3
+    assert paper.info["noise"] == "batch-duals"
+    explicit = privcd.fit(problem, name, noise="batch-duals", accountant="paper", **fit)
+    np.testing.assert_array_equal(explicit.w, paper.w)
+
+
+@pytest.mark.parametrize("name", ["dp-scd", "seqdp-scd"])
+def test_without_privacy_the_noise_placement_is_the_same_run(name):
+    """epsilon = inf: no noise anywhere, so both placements draw the same numbers, bit for bit."""
+    problem = unit_problem("hinge", n=120)
+    fit = dict(epsilon=INF, passes=2, step=1.0, clip=INF, batch_size=7, seed=5)
+    a = privcd.fit(problem, name, noise="all-duals", **fit)
+    b = privcd.fit(problem, name, noise="batch-duals", **fit)
+    np.testing.assert_array_equal(a.w, b.w)
 
 
 # -- storage and determinism -------------------------------------------------------------------
@@ -386,7 +399,8 @@ def test_penalty_other_than_l2_with_positive_lam_is_refused(penalty, lam):
     (dict(batch_size=0), "batch_size=0 must be an integer >= 1"),
     (dict(box=0.5), "box=0.5 is outside"),
     (dict(box=0.0), "box=0.0 is outside"),
-    (dict(accountant="exact"), "accountant='exact' does not account noise='all-duals'.*needs noise='batch-duals'"),
+    (dict(noise="all-duals", accountant="exact"),
+     "accountant='exact' does not account noise='all-duals'.*needs noise='batch-duals'"),
     (dict(noise="batch-duals", accountant="pld"), "accountant='pld' does not account noise='batch-duals'"),
     (dict(noise="alpha"), "noise='alpha' is not accepted"),
     (dict(accountant="moments"), "accountant='moments' is not accepted"),

@@ -6,6 +6,10 @@ An algorithm module defines
     its registry name (``"dp-cd"``, ...).
 ``OPTIONS`` : dict
     the accepted ``**options`` of :func:`privcd.fit` with their defaults.
+``SMOOTHNESS_FROM_PROBLEM`` : dict or None
+    the option values under which it steps with :attr:`Problem.M` or :attr:`Problem.beta`
+    (``{}``: always; ``None``: never), read by :func:`privcd.fit` to warn when a private run uses
+    constants computed from X that the problem has not declared public.
 ``iterations_per_pass(problem, options)`` -> float
     how many iterations make one pass on the data (the papers' x-axis: p for DP-CD, n / b for
     DP-SGD, 1 for DP-GCD).

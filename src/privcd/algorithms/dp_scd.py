@@ -62,8 +62,10 @@ box : float
     In (0, 0.5): the logistic Newton step keeps ``y_i alpha_i`` in [box, 1 - box] (default 1e-4,
     the authors' value). The dual optimum is reached only if every record's
     ``1 / (1 + exp(y_i <x_i, theta*>))`` is at least ``box``. Unused by the other losses.
-noise : {"all-duals", "batch-duals"}
-    Where the dual noise goes (see Privacy).
+noise : {None, "all-duals", "batch-duals"}
+    Where the dual noise goes (see Privacy); ``None`` (default): ``"batch-duals"`` for the
+    accountants that read it (``"exact"``, ``"paper"``), ``"all-duals"`` otherwise. Without
+    privacy (``epsilon = inf``) there is no noise and the two are the same run.
 accountant : {None, "pld", "rdp", "exact", "paper"}
     ``None`` (default): ``"pld"`` for ``noise="all-duals"``, ``"exact"`` for ``"batch-duals"``.
     ``"pld"`` and ``"rdp"`` need ``"all-duals"``; ``"exact"`` and ``"paper"`` need ``"batch-duals"``.
@@ -85,7 +87,7 @@ from privcd.kernels.streams import check_span
 from privcd.validation import check_choice, check_number, check_positive_int
 
 NAME = "dp-scd"
-OPTIONS = {"batch_size": 100, "box": 1e-4, "noise": "all-duals", "accountant": None, "checkpoints": None}
+OPTIONS = {"batch_size": 100, "box": 1e-4, "noise": None, "accountant": None, "checkpoints": None}
 SMOOTHNESS_FROM_PROBLEM = None  # the dual method steps with the row norm bound 1, not M or beta
 LOSSES = ("squared", "logistic", "hinge")
 SAMPLING = "without-replacement"
@@ -137,7 +139,8 @@ def dual_plan(problem, settings, options, *, sensitivity, sequential):
         calibration=calibration,
         kernel=dict(clip=settings.clip, noise_std=noise_std, batch_size=batch_size,
                     subproblem_scale=1.0 if sequential else float(batch_size),
-                    sequential=sequential, box=box, hidden_batch=noise == "all-duals"),
+                    sequential=sequential, box=box,
+                    hidden_batch=noise == "all-duals" and settings.private),
         info={"noise_std": noise_std, "sensitivity": release_sensitivity, "sampling": SAMPLING, "noise": noise},
     )
 
@@ -161,8 +164,11 @@ def run_kernel(problem, plan, seed):
 
 def noise_and_accountant(options):
     """``(noise, accountant)`` checked, the accountant defaulted by the noise (module docstring)."""
-    noise = check_choice("noise", options["noise"], sorted(ACCOUNTANTS))
     accountant = options["accountant"]
+    noise = options["noise"]
+    if noise is None:
+        noise = "batch-duals" if accountant in ACCOUNTANTS["batch-duals"] else "all-duals"
+    noise = check_choice("noise", noise, sorted(ACCOUNTANTS))
     if accountant is None:
         return noise, ACCOUNTANTS[noise][0]
     check_choice("accountant", accountant, [name for names in ACCOUNTANTS.values() for name in names])
