@@ -28,7 +28,8 @@ SECTIONS = {
     "memory": ("Memory of a tuning chunk", lambda args: memory.run(args.algorithms, args.quick), memory.markdown),
     "warm": ("Warm start", lambda args: warm.run(args.quick), warm.markdown),
     "setup": ("Problem set-up and beta", lambda args: problem_setup.run(args.quick), problem_setup.markdown),
-    "accounting": ("What the tightest accounting buys", lambda args: accounting.run(args.quick), accounting.markdown),
+    "accounting": ("What the tightest accounting buys", lambda args: accounting.run(args.quick, args.output),
+                   accounting.markdown),
 }
 
 

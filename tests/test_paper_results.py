@@ -1,6 +1,7 @@
 """The papers' own tables: quasi-sparsity (dp-gcd Figure 2), support recovery (Table 3), selected
 hyperparameters (Table 4), dataset sizes (Table 1), best per number of passes (dp-cd Tables 2, 3),
 and the final iterates they are computed from."""
+import json
 import numpy as np
 import pandas as pd
 import pytest
@@ -89,7 +90,7 @@ def tuning_frame():
         for configuration, values in objectives.items():
             for repetition, objective in enumerate(values):
                 rows.append({"paper": "p", "problem": "q", "algorithm": "dp-cd", "configuration": configuration,
-                             "params": configuration, "stage": "tune", "repetition": repetition, "checkpoint": 1,
+                             "params": json.dumps({"id": configuration}), "stage": "tune", "repetition": repetition, "checkpoint": 1,
                              "param_passes": passes, "metric_objective": objective,
                              "metric_relative_error": objective - 1.0, "seconds": 0.1 * passes + repetition})
     return pd.DataFrame(rows)

@@ -47,7 +47,9 @@ def test_every_dp_scd_and_dp_skgd_output_is_built(run):
 def test_the_svm_runs_for_every_algorithm_with_held_out_accuracy(run):
     final = pd.read_parquet(run / "results/aggregate/dp-scd/final.parquet")
     svm = final[final["problem"] == "phishing-svm"]
-    assert set(svm["algorithm"]) == {"dp-scd", "seqdp-scd", "dp-sgd", "scd", "sgd"}
+    assert set(svm["algorithm"]) == {"dp-scd", "dp-scd-sound", "seqdp-scd", "dp-sgd", "scd", "sgd"}
+    sound = final[final["algorithm"] == "dp-scd-sound"]
+    assert (sound["privacy_epsilon"] <= sound["param_epsilon"]).all()
     accuracy = svm["metric_test_accuracy"].to_numpy()
     assert np.all((accuracy >= 0) & (accuracy <= 1)) and svm["metric_test_mse"].isna().all()
     ridge = final[final["problem"] == "california-ridge"]

@@ -27,10 +27,11 @@ Gaussian mechanisms, exactly (:mod:`privcd.privacy.revealed_batches`).
 import math
 
 import dp_accounting
+import numpy as np
 from dp_accounting import dp_event
 
 from privcd.privacy.events import DISTANCE_PER_NORM_BOUND, REPLACE_ONE, RevealedBatchGaussianDpEvent
-from privcd.privacy.revealed_batches import mixture_epsilon
+from privcd.privacy.revealed_batches import gaussian_delta, mixture_epsilon
 
 
 class ExactGaussianAccountant(dp_accounting.PrivacyAccountant):
@@ -95,4 +96,10 @@ class ExactGaussianAccountant(dp_accounting.PrivacyAccountant):
                                    self._mu_squared)
         if self._mu_squared == 0:
             return 0.0
-        return dp_accounting.get_epsilon_gaussian(self._mu_squared**-0.5, target_delta)
+        mu = math.sqrt(self._mu_squared)
+        epsilon = dp_accounting.get_epsilon_gaussian(1 / mu, target_delta)
+        # dp-accounting's root search stops within its tolerance on either side (a delta 1.6e-13
+        # above the target was seen): round up until delta is below the target with a margin.
+        while gaussian_delta(epsilon, np.array([mu]))[0] > target_delta * (1 - 1e-9):
+            epsilon = epsilon * (1 + 1e-9) + 1e-15
+        return epsilon
