@@ -13,7 +13,7 @@ Here the composition is that of privacy loss distributions (Koskela et al. 2020;
 
 - a selection is any ``epsilon'``-DP mechanism, so its privacy loss distribution is dominated by
   that of the pure-DP pair ``(e^eps' / (1 + e^eps'), 1 / (1 + e^eps'))`` on two points
-  (``from_privacy_parameters``; Kairouz, Oh and Viswanath 2015, Theorem 3.4: composing these pairs
+  (``from_privacy_parameters``; Kairouz, Oh and Viswanath 2015, Theorem 3.3: composing these pairs
   gives their optimal composition theorem exactly, up to the grid's pessimistic rounding);
 - a release is the Laplace mechanism, dominated by ``Lap(0, b)`` against ``Lap(Delta, b)``
   (``from_laplace_mechanism`` with parameter ``b / Delta = 1 / epsilon'``), which is tighter than
