@@ -17,7 +17,7 @@ from numba import njit
 from threadpoolctl import threadpool_limits
 
 from privcd.algorithms.dp_scd import OPTIONS as DP_SCD_OPTIONS
-from privcd.kernels.dp_cd import BLOCK_ITERATIONS, draw_block
+from privcd.kernels.dp_cd import BLOCK_ITERATIONS, ORDER_UNIFORM, draw_block
 from privcd.kernels.gaussian import fill_standard_normal, fill_standard_normal_parallel
 from privcd.kernels.layout import column_arrays, row_arrays
 from privcd.kernels.linalg import lagged_clipped_gradient_sum
@@ -81,8 +81,10 @@ def sparse_step_seconds(repeats):
     rng = np.random.default_rng(0)
     coordinates = np.empty(BLOCK_ITERATIONS, dtype=np.int64)
     normals = np.empty(BLOCK_ITERATIONS)
-    draw_block(rng, p, coordinates, normals, BLOCK_ITERATIONS)
-    draws = median_seconds(lambda: draw_block(rng, p, coordinates, normals, BLOCK_ITERATIONS), repeats,
+    permutation = np.empty(p, dtype=np.int64)
+    draw_block(rng, p, coordinates, normals, BLOCK_ITERATIONS, 0, ORDER_UNIFORM, permutation)
+    draws = median_seconds(lambda: draw_block(rng, p, coordinates, normals, BLOCK_ITERATIONS, 0, ORDER_UNIFORM,
+                                              permutation), repeats,
                            minimum_seconds=0.2) / BLOCK_ITERATIONS
     columns = np.random.default_rng(1).integers(0, p, size=p)
     X = make_X(n, p, density)

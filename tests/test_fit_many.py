@@ -6,7 +6,7 @@ import pytest
 import privcd
 from privcd.algorithms import ALGORITHM_MODULES, dp_cd, dp_sgd
 from privcd.algorithms.base import kernel_key, kernel_rng
-from privcd.kernels.dp_cd import BLOCK_ITERATIONS, dp_cd_many
+from privcd.kernels.dp_cd import BLOCK_ITERATIONS, ORDER_UNIFORM, dp_cd_many
 from privcd.kernels.dp_gcd import COLUMN_BLOCK, ROW_BLOCK, RULE_GS_Q, RULE_GS_R, dp_gcd, dp_gcd_many
 from privcd.kernels import dp_sgd as dp_sgd_kernels
 from privcd.kernels.dp_sgd import LANE, SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, TILE, dp_sgd_many
@@ -156,7 +156,7 @@ def test_dp_cd_many_does_not_depend_on_the_number_of_threads(sparse):
     def run():
         return dp_cd_many(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                           problem.lam, step_sizes, thresholds, stds, n_iterations, checkpoints, kernel_rng(5),
-                          np.zeros((K, p)))
+                          np.zeros((K, p)), ORDER_UNIFORM)
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)

@@ -9,7 +9,7 @@ import pytest
 from privcd.results.dataset_sizes import dataset_sizes
 from privcd.results.hyperparameters import hyperparameter_table, loss_label
 from privcd.results.iterates import final_iterates
-from privcd.results.per_passes import best_per_passes
+from privcd.results.per_passes import best_per_passes, mean_times
 from privcd.results.quasi_sparsity import quasi_sparsity_alpha, solution_histograms
 from privcd.results.support import support_counts, support_recovery, support_table
 from privcd.tuning import expand, run_chunk
@@ -96,16 +96,23 @@ def tuning_frame():
     return pd.DataFrame(rows)
 
 
-@pytest.mark.parametrize("value, expected", [("metric_relative_error", {2.0: (1.2, 0.4), 5.0: (0.3, 0.6)}),
-                                             ("seconds", {2.0: (0.7, 1.0), 5.0: (1.0, 1.0)})])
-def test_best_per_passes_summarises_the_best_configuration_of_each_number_of_passes(value, expected):
-    best = best_per_passes(tuning_frame(), value=value).set_index("param_passes")
-    for passes, (mean, spread) in expected.items():
+def test_best_per_passes_summarises_the_best_configuration_of_each_number_of_passes():
+    best = best_per_passes(tuning_frame()).set_index("param_passes")
+    for passes, (mean, spread) in {2.0: (1.2, 0.4), 5.0: (0.3, 0.6)}.items():
         assert best.loc[passes, "mean"] == pytest.approx(mean)
         assert best.loc[passes, "std"] == pytest.approx(np.std([mean - spread / 2, mean + spread / 2], ddof=1))
         assert best.loc[passes, "runs"] == 2
-    with pytest.raises(ValueError, match="value='objective'"):
-        best_per_passes(tuning_frame(), value="objective")
+
+
+def test_mean_times_summarises_every_timed_run_and_names_missing_columns():
+    timing = pd.DataFrame({"paper": "p", "problem": "q", "algorithm": ["dp-cd"] * 3 + ["dp-sgd"],
+                           "param_passes": [2.0, 2.0, 5.0, 2.0], "run": [0, 1, 0, 0], "seconds": [1.0, 3.0, 4.0, 8.0]})
+    table = mean_times(timing).set_index(["algorithm", "param_passes"])
+    assert table.loc[("dp-cd", 2.0), ["mean", "std", "runs"]].tolist() == [2.0, pytest.approx(2**0.5), 2]
+    assert table.loc[("dp-cd", 5.0), ["mean", "std", "runs"]].tolist() == [4.0, 0.0, 1]
+    assert table.loc[("dp-sgd", 2.0), "mean"] == 8.0
+    with pytest.raises(ValueError, match="seconds"):
+        mean_times(timing.drop(columns="seconds"))
 
 
 @pytest.mark.parametrize("algorithm, options", [("dp-gcd", {"rule": "gs-r"}), ("dp-cd", {}), ("dp-sgd", {})])

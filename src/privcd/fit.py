@@ -1,12 +1,12 @@
 """``privcd.fit``: run one private algorithm on one problem and evaluate it."""
 import math
-import time
 import warnings
 
 import numpy as np
 
 from privcd.algorithms import get_algorithm
 from privcd.algorithms.base import Settings
+from privcd.algorithms.kernel_clock import kernel_clock
 from privcd.privacy.reuse import CalibrationStore
 from privcd.problem import DataDependentConstantsWarning, Problem
 from privcd.run import Run
@@ -48,13 +48,12 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
     module, settings, options, plan = prepare(problem, algorithm, epsilon=epsilon, delta=delta, passes=passes,
                                               step=step, clip=clip, calibrations=calibrations, **options)
     seed = check_seed(seed)
-    start = time.perf_counter()
     # run returns (w, snapshots) or (w, snapshots, extra): extra is a dict of run-time facts
     # (e.g. DP-GCD's selected coordinates) merged into Run.info.
-    w, snapshots, *extra = module.run(problem, plan, seed)
-    seconds = time.perf_counter() - start
+    with kernel_clock() as clock:
+        w, snapshots, *extra = module.run(problem, plan, seed)
     return assemble(problem, module, settings, options, plan, seed, w, snapshots, extra[0] if extra else {},
-                    seconds)
+                    clock.seconds)
 
 
 def prepare(problem, algorithm, *, epsilon, delta=None, passes, step, clip, calibrations=None, **options):

@@ -10,13 +10,12 @@ algorithm that offers ``run_many`` makes them together, drawing once for all of 
 :func:`privcd.kernels.dp_sgd.dp_sgd_many`). Every run still gets exactly the numbers it would get
 alone: its privacy guarantee is that of its own calibration, whatever else shares its draws.
 """
-import time
-
+from privcd.algorithms.kernel_clock import kernel_clock
 from privcd.fit import assemble, prepare
 from privcd.validation import check_seed
 
 
-def fit_many(problem, algorithm, runs, *, calibrations=None):
+def fit_many(problem, algorithm, runs, *, calibrations=None, lockstep=True):
     """Yield the :class:`~privcd.run.Run` of every entry of ``runs``, in order.
 
     Parameters
@@ -27,6 +26,9 @@ def fit_many(problem, algorithm, runs, *, calibrations=None):
         Keyword arguments of :func:`privcd.fit` (``seed`` included) for each run.
     calibrations : privcd.privacy.CalibrationStore, optional
         As in :func:`privcd.fit`, shared by all runs.
+    lockstep : bool
+        Make the runs that share their draws in one kernel call (default); ``False`` makes every
+        run alone, each timed alone as :func:`privcd.fit` times it (the same bits either way).
 
     Yields
     ------
@@ -44,12 +46,12 @@ def fit_many(problem, algorithm, runs, *, calibrations=None):
         planned.append((seed, *prepare(problem, algorithm, calibrations=calibrations, **arguments)))
     groups = {}
     for index, (seed, module, _, _, plan) in enumerate(planned):
-        key = (seed, module.batch_key(plan)) if hasattr(module, "run_many") else ("alone", index)
+        key = (seed, module.batch_key(plan)) if lockstep and hasattr(module, "run_many") else ("alone", index)
         groups.setdefault(key, []).append(index)
     piece_of = {}
     for members in groups.values():
         seed, module, _, _, plan = planned[members[0]]
-        size = module.group_size(problem, plan) if hasattr(module, "run_many") else 1
+        size = module.group_size(problem, plan) if lockstep and hasattr(module, "run_many") else 1
         for start in range(0, len(members), size):
             piece = members[start:start + size]
             piece_of.update((index, piece) for index in piece)
@@ -63,12 +65,12 @@ def fit_many(problem, algorithm, runs, *, calibrations=None):
 def _run_group(problem, planned, members):
     """``{index: Run}`` for the runs ``members`` of ``planned``, which share seed and draws."""
     seed, module = planned[members[0]][:2]
-    start = time.perf_counter()
-    if len(members) == 1:
-        outputs = [module.run(problem, planned[members[0]][4], seed)]
-    else:
-        outputs = module.run_many(problem, [planned[index][4] for index in members], seed)
-    seconds = (time.perf_counter() - start) / len(members)
+    with kernel_clock() as clock:
+        if len(members) == 1:
+            outputs = [module.run(problem, planned[members[0]][4], seed)]
+        else:
+            outputs = module.run_many(problem, [planned[index][4] for index in members], seed)
+    seconds = clock.seconds / len(members)
     runs = {}
     for index, (w, snapshots, *extra) in zip(members, outputs):
         _, module, settings, options, plan = planned[index]

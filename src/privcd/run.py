@@ -25,9 +25,10 @@ class Run:
     accountant : str or None
         The accountant that computed ``epsilon``.
     seconds : float
-        Wall time of the kernel (calibration and evaluation excluded). A run that
-        :func:`privcd.fit_many` made in one kernel call with others that share its draws gets
-        the call's time divided by the number of runs in it.
+        Wall time of the kernel calls, numba's compilation and cache loading excluded
+        (:mod:`privcd.algorithms.kernel_clock`; calibration and evaluation excluded too). A run
+        that :func:`privcd.fit_many` made in one kernel call with others that share its draws
+        gets the call's time divided by the number of runs in it.
     algorithm : str
     seed : int
     settings : dict

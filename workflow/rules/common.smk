@@ -67,6 +67,12 @@ def paper_files(stage, suffix):
     return files
 
 
+def timed_studies(wildcards):
+    """Input function: results/timing/<paper>/<problem>/<algorithm>.parquet of the paper's studies with timed runs."""
+    return [f"results/timing/{s.problem.paper}/{s.problem.name}/{s.name}.parquet"
+            for s in EXPERIMENT.studies_of(wildcards.paper) if s.timing_runs]
+
+
 def paper_tune_chunks(wildcards):
     return [path for s in EXPERIMENT.studies_of(wildcards.paper) for path in chunk_files(s)]
 

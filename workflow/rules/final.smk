@@ -1,6 +1,7 @@
-# Stages "final" and "aggregate": the selected configuration(s) with the papers' number of
-# seeds, the objective at every checkpoint; then one tidy parquet per paper with the relative
-# error (F - F*) / F*.
+# Stages "final", "timing" and "aggregate": the selected configuration(s) with the papers' number
+# of seeds, the objective at every checkpoint; the best configuration of each number of passes
+# timed alone (`runs.timing`, dp-cd Table 3); then one tidy parquet per paper with the relative
+# error (F - F*) / F*, and one with the times.
 
 
 rule final:
@@ -23,6 +24,45 @@ rule final:
         runtime=240,
     script:
         "../scripts/final.py"
+
+
+rule timing:
+    input:
+        data=data_file,
+        calibration="results/calibrate/{paper}/{problem}.json",
+        tune=tune_chunks,
+    output:
+        "results/timing/{paper}/{problem}/{algorithm}.parquet",
+    params:
+        study=study,
+        base_seed=config["base_seed"],
+    conda:
+        "../envs/privcd.yaml"
+    log:
+        "logs/timing/{paper}/{problem}/{algorithm}.log",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    script:
+        "../scripts/timing.py"
+
+
+rule aggregate_timing:
+    input:
+        timed_studies,
+    output:
+        "results/aggregate/{paper}/timing.parquet",
+    conda:
+        "../envs/privcd.yaml"
+    log:
+        "logs/aggregate/{paper}_timing.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/aggregate_timing.py"
 
 
 rule aggregate:

@@ -1,16 +1,17 @@
 # dp-cd's own tables (Appendix G): Table 2, the best relative error for each number of passes on
-# the data, and Table 3, the running time of the same configurations (mean ± std over the tuning
-# runs). Figures 1-3: paper_figures.smk.
+# the data (mean ± std over the tuning runs), and Table 3, the running time of the same
+# configurations (mean ± std over `runs.timing` runs, each timed alone). Figures 1-3:
+# paper_figures.smk.
 
-PER_PASSES_TABLES = {
-    "2": ("metric_relative_error", True, "Relative error to the non-private optimal value of the objective for different numbers of passes on the data, after tuning step size and clipping (mean ± std over the tuning runs of the best configuration; dp-cd Table 2). A star marks the lowest error of each row."),
-    "3": ("seconds", False, "Running time in seconds (kernel time) for different numbers of passes on the data, for the configurations of Table 2 (mean ± std over their tuning runs; dp-cd Table 3)."),
+PER_PASSES_TABLES = {  # table -> (its input, star the best of each row, caption)
+    "2": ("results/aggregate/dp-cd/tuning.parquet", True, "Relative error to the non-private optimal value of the objective for different numbers of passes on the data, after tuning step size and clipping (mean ± std over the tuning runs of the best configuration; dp-cd Table 2). A star marks the lowest error of each row."),
+    "3": ("results/aggregate/dp-cd/timing.parquet", False, "Running time in seconds for different numbers of passes on the data, for the configurations of Table 2 (mean ± std over runs each timed alone, numba's compilation excluded; dp-cd Table 3)."),
 }
 
 
 rule per_passes_table:
     input:
-        "results/aggregate/dp-cd/tuning.parquet",
+        lambda wildcards: PER_PASSES_TABLES[wildcards.table][0],
     output:
         md=report(
             "results/tables/dp-cd/table_{table}.md",
@@ -23,7 +24,7 @@ rule per_passes_table:
     wildcard_constraints:
         table="2|3",
     params:
-        value=lambda wildcards: PER_PASSES_TABLES[wildcards.table][0],
+        table=lambda wildcards: wildcards.table,
         star=lambda wildcards: PER_PASSES_TABLES[wildcards.table][1],
         caption=lambda wildcards: PER_PASSES_TABLES[wildcards.table][2],
         legend=lambda wildcards: paper_legend(EXPERIMENT, "dp-cd"),

@@ -7,11 +7,12 @@ from privcd.plotting import to_latex, to_markdown
 from privcd.plotting.paper_tables import per_passes_table
 from privcd.results import write_text
 from privcd.results.joblog import log_to
-from privcd.results.per_passes import best_per_passes
+from privcd.results.per_passes import best_per_passes, mean_times
 
 log_to(snakemake.log[0])
-best = best_per_passes(pd.read_parquet(snakemake.input[0]), value=snakemake.params.value)
+summary = best_per_passes if snakemake.params.table == "2" else mean_times
+best = summary(pd.read_parquet(snakemake.input[0]))
 table = per_passes_table(best, snakemake.params.problems, star=snakemake.params.star, legend=snakemake.params.legend)
 write_text(to_markdown(table), snakemake.output.md)
 write_text(to_latex(table, caption=snakemake.params.caption), snakemake.output.tex)
-logging.info("%s: %d rows", snakemake.params.value, len(table))
+logging.info("table %s: %d rows", snakemake.params.table, len(table))

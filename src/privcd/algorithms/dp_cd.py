@@ -33,6 +33,13 @@ smoothness : {"public", "private"}
     ``"public"`` (default) uses :attr:`Problem.M`; ``"private"`` is DP-CD-P.
 smoothness_budget : float in (0, 1)
     The share of epsilon spent on the private M_j (default 0.1, the paper's); DP-CD-P only.
+coordinate_order : {"uniform", "permutation", "cyclic"}
+    Which coordinate each iteration updates: ``"uniform"`` (default, Algorithm 1: i.i.d. uniform
+    on [p]), ``"permutation"`` (a fresh uniformly random permutation of [p] every p iterations,
+    so each pass visits every coordinate once) or ``"cyclic"`` (0, 1, ..., p - 1, 0, ...). The
+    accounting is the same for all three: Theorem 3.1 composes the T K releases, each a Gaussian
+    mechanism of multiplier z on its coordinate's clipped gradient, whichever coordinate it takes,
+    and claims no amplification from the random choice; the order never depends on the data.
 
 Runs that differ only in ``step`` and ``clip`` (``SHARED_DRAWS``) visit the same coordinates with
 the same normals for the same seed (and, DP-CD-P, draw the same private M_j); without averaging,
@@ -49,17 +56,24 @@ from privcd import privacy
 from privcd.algorithms.base import (
     MAX_GROUP_BYTES, Plan, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
 )
+from privcd.algorithms.kernel_clock import launch
 from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
-from privcd.kernels.dp_cd import dp_cd, dp_cd_many
+from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd, dp_cd_many
 from privcd.kernels.layout import column_arrays
 from privcd.validation import check_choice, check_number, check_positive_int
 
 NAME = "dp-cd"
 OPTIONS = {"inner_iterations": None, "accountant": "exact", "checkpoints": None, "smoothness": "public",
-           "smoothness_budget": 0.1}
+           "smoothness_budget": 0.1, "coordinate_order": "uniform"}
 SMOOTHNESS_FROM_PROBLEM = {"smoothness": "public"}  # DP-CD-P ("private") estimates its own M_j
 SMOOTHNESS = ("public", "private")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
+COORDINATE_ORDERS = {"uniform": ORDER_UNIFORM, "permutation": ORDER_PERMUTATION, "cyclic": ORDER_CYCLIC}
+
+
+def coordinate_order_code(options):
+    """The kernel's ``ORDER_*`` code of the option ``coordinate_order`` (validated)."""
+    return COORDINATE_ORDERS[check_choice("coordinate_order", options["coordinate_order"], list(COORDINATE_ORDERS))]
 
 
 def iterations_per_pass(problem, options):
@@ -104,7 +118,8 @@ def plan(problem, settings, options):
         smoothness_epsilon, epsilon = split_budget(settings.epsilon, share)
     calibration = calibrate_releases(n_iterations, epsilon=epsilon, delta=settings.delta,
                                      accountant=options["accountant"], store=settings.calibrations)
-    kernel = dict(step=settings.step, clip=settings.clip, noise_multiplier=calibration.noise_multiplier, inner=inner)
+    kernel = dict(step=settings.step, clip=settings.clip, noise_multiplier=calibration.noise_multiplier, inner=inner,
+                  order=coordinate_order_code(options))
     info = {}
     if smoothness == "private":
         mechanism = smoothness_mechanism(problem, smoothness_epsilon)
@@ -129,16 +144,17 @@ def run(problem, plan, seed):
     DP-CD-P's private constants (see :func:`kernel_parameters`).
     """
     step_sizes, thresholds, noise_std, facts = kernel_parameters(problem, plan, seed)
-    w, snapshots = dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
+    w, snapshots = launch(dp_cd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                          problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, plan.kernel["inner"],
-                         plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features),
+                         plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), plan.kernel["order"],
                          numba.get_num_threads() > 1)  # also starts numba's threading layer, which that needs
     return w, snapshots, facts
 
 
 def batch_key(plan):
-    """What runs of one seed must share to share their draws: iterations, checkpoints, averaging."""
-    return plan.n_iterations, plan.checkpoints.tobytes(), plan.kernel["inner"]
+    """What runs of one seed must share to share their draws: iterations, checkpoints, averaging,
+    coordinate order."""
+    return plan.n_iterations, plan.checkpoints.tobytes(), plan.kernel["inner"], plan.kernel["order"]
 
 
 def group_size(problem, plan):
@@ -156,9 +172,9 @@ def run_many(problem, plans, seed):
     first = plans[0]
     parameters = [kernel_parameters(problem, plan, seed) for plan in plans]
     step_sizes, thresholds, noise_std = (np.stack([entry[i] for entry in parameters], axis=1) for i in range(3))
-    W, snapshots = dp_cd_many(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
+    W, snapshots = launch(dp_cd_many, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                               problem.lam, step_sizes, thresholds, noise_std, first.n_iterations, first.checkpoints,
-                              kernel_rng(seed), np.zeros((len(plans), problem.n_features)))
+                              kernel_rng(seed), np.zeros((len(plans), problem.n_features)), first.kernel["order"])
     return [(w, snapshot, entry[3]) for w, snapshot, entry in zip(W, snapshots, parameters)]
 
 

@@ -75,6 +75,7 @@ from privcd import privacy
 from privcd.algorithms.base import (
     MAX_GROUP_BYTES, Plan, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
 )
+from privcd.algorithms.kernel_clock import launch
 from privcd.kernels.dp_gcd import RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, dp_gcd, dp_gcd_many
 from privcd.kernels.layout import column_arrays
 from privcd.validation import check_choice
@@ -170,8 +171,8 @@ def run(problem, plan, seed):
     """
     arrays = kernel_arrays(problem, plan)
     p = problem.n_features
-    w, snapshots, selected = dp_gcd(
-        *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
+    w, snapshots, selected = launch(
+        dp_gcd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
         problem.M, *(arrays[name] for name in SCALES), plan.kernel["rule"], plan.n_iterations, plan.checkpoints,
         kernel_rng(seed), np.zeros(p))
     return w, snapshots, _run_facts(arrays, selected, p)
@@ -196,9 +197,9 @@ def run_many(problem, plans, seed):
     p = problem.n_features
     arrays = [kernel_arrays(problem, plan) for plan in plans]
     scales = [np.stack([entry[name] for entry in arrays]) for name in SCALES]
-    W, snapshots, selected = dp_gcd_many(
-        *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam, problem.M,
-        *scales, first.kernel["rule"], first.n_iterations, first.checkpoints, kernel_rng(seed),
+    W, snapshots, selected = launch(
+        dp_gcd_many, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
+        problem.M, *scales, first.kernel["rule"], first.n_iterations, first.checkpoints, kernel_rng(seed),
         np.zeros((len(plans), p)))
     return [(W[k], snapshots[k], _run_facts(arrays[k], selected[k], p)) for k in range(len(plans))]
 

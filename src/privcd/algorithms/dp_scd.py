@@ -80,6 +80,7 @@ import numpy as np
 
 from privcd import privacy
 from privcd.algorithms.base import Plan, checkpoints_for, iterations_for, kernel_key
+from privcd.algorithms.kernel_clock import launch
 from privcd.kernels.dp_scd import dp_scd
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.spectral import row_sq_norms
@@ -156,8 +157,8 @@ def run_kernel(problem, plan, seed):
     k = plan.kernel
     check_span("n_samples", problem.n_samples)
     numba.get_num_threads()  # starts numba's threading layer, which the kernel's wide normal fills need
-    return dp_scd(*row_arrays(problem), problem.n_features, problem.y,
-                  row_sq_norms(*row_arrays(problem), problem.n_samples), problem.loss.code,
+    return launch(dp_scd, *row_arrays(problem), problem.n_features, problem.y,
+                  launch(row_sq_norms, *row_arrays(problem), problem.n_samples), problem.loss.code,
                   problem.lam, k["clip"], k["noise_std"], k["batch_size"], k["subproblem_scale"],
                   k["sequential"], k["box"], k["hidden_batch"], plan.n_iterations, plan.checkpoints, kernel_key(seed))
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from privcd import privacy
 from privcd.algorithms.base import MAX_GROUP_BYTES, Plan, checkpoints_for, iterations_for, kernel_key
+from privcd.algorithms.kernel_clock import launch
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd, dp_sgd_many
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.streams import check_span
@@ -82,7 +83,7 @@ def run(problem, plan, seed):
     k = plan.kernel
     check_span("n_samples", problem.n_samples)
     numba.get_num_threads()  # starts numba's threading layer, which the kernel's normal draws need
-    return dp_sgd(*row_arrays(problem), problem.y, problem.row_norms, problem.loss.code,
+    return launch(dp_sgd, *row_arrays(problem), problem.y, problem.row_norms, problem.loss.code,
                   problem.penalty.code, problem.lam, k["step"], k["clip"], k["noise_std"],
                   k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, kernel_key(seed, 0),
                   kernel_key(seed, 1), np.zeros(problem.n_features))
@@ -108,8 +109,9 @@ def run_many(problem, plans, seed):
     check_span("n_samples", problem.n_samples)
     first = plans[0]
     k = first.kernel
-    W, snapshots = dp_sgd_many(
-        *row_arrays(problem), problem.y, problem.row_norms, problem.loss.code, problem.penalty.code, problem.lam,
+    W, snapshots = launch(
+        dp_sgd_many, *row_arrays(problem), problem.y, problem.row_norms, problem.loss.code, problem.penalty.code,
+        problem.lam,
         np.array([plan.kernel["step"] for plan in plans]), np.array([plan.kernel["clip"] for plan in plans]),
         np.array([plan.kernel["noise_std"] for plan in plans]), k["batch_size"], k["sampling"], first.n_iterations,
         first.checkpoints, kernel_key(seed, 0), kernel_key(seed, 1), np.zeros((len(plans), problem.n_features)))

@@ -59,6 +59,11 @@ accountant : {"exact", "rdp", "pld"}
     As for DP-CD (default ``"exact"``, the tightest).
 checkpoints : int or None
     Number of evenly spaced checkpoints in the history (default: one per pass).
+coordinate_order : {"uniform", "permutation", "cyclic"}
+    The uniform sketch only (one coordinate an iteration, DP-CD): the order of its coordinates, as
+    DP-CD's option of that name (default ``"uniform"``, the sketch itself); the accounting is the
+    same (Theorem 7 composes the T releases whichever coordinate each takes). The other sketches
+    draw their blocks from their distribution and accept only ``"uniform"``.
 """
 from dataclasses import dataclass
 
@@ -66,15 +71,16 @@ import numba
 import numpy as np
 
 from privcd.algorithms.base import Plan, checkpoints_for, kernel_rng
-from privcd.algorithms.dp_cd import calibrate_releases, coordinate_parameters, iteration_count
-from privcd.kernels.dp_cd import dp_cd
+from privcd.algorithms.kernel_clock import launch
+from privcd.algorithms.dp_cd import calibrate_releases, coordinate_order_code, coordinate_parameters, iteration_count
+from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
 from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
 from privcd.kernels.layout import column_arrays
 from privcd.validation import check_choice, check_positive_int
 
 NAME = "dp-skgd"
 OPTIONS = {"sketch": "uniform", "tau": None, "probabilities": None, "noise": "isotropic",
-           "inner_iterations": None, "accountant": "exact", "checkpoints": None}
+           "inner_iterations": None, "accountant": "exact", "checkpoints": None, "coordinate_order": "uniform"}
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, importance sketch probabilities
 SKETCHES = {"uniform": SKETCH_UNIFORM, "tau-nice": SKETCH_TAU_NICE, "importance": SKETCH_IMPORTANCE,
             "full": SKETCH_FULL}
@@ -168,6 +174,11 @@ def plan(problem, settings, options):
     when the run starts); see the module docstring."""
     sketch = sketch_of(problem, options)
     noise = check_choice("noise", options["noise"], NOISE_MODELS)
+    order = coordinate_order_code(options)
+    if order != ORDER_UNIFORM and sketch.code != SKETCH_UNIFORM:
+        raise ValueError(f"coordinate_order={options['coordinate_order']!r} applies to sketch='uniform' only "
+                         f"(one coordinate an iteration); sketch={sketch.name!r} draws its blocks from its "
+                         "distribution: use coordinate_order='uniform'")
     per_pass = problem.n_features / sketch.expected_size
     n_iterations, inner = iteration_count(settings.passes, per_pass, options["inner_iterations"])
     calibration = calibrate_releases(n_iterations, epsilon=settings.epsilon, delta=settings.delta,
@@ -180,7 +191,7 @@ def plan(problem, settings, options):
         kernel=dict(sketch=sketch.code, tau=sketch.tau,
                     probabilities=sketch.probabilities if sketch.code == SKETCH_IMPORTANCE else np.empty(0),
                     step=settings.step, clip=settings.clip, noise_multiplier=calibration.noise_multiplier,
-                    noise=noise, inner=inner),
+                    noise=noise, inner=inner, order=order),
         info={"sketch": sketch.name, "expected_block_size": sketch.expected_size, "noise": noise},
     )
 
@@ -216,12 +227,12 @@ def run(problem, plan, seed):
     facts = {"thresholds": thresholds, "noise_std": noise_std, "noise_weights": noise_weights,
              "probabilities": probabilities}
     if k["sketch"] == SKETCH_UNIFORM:
-        w, snapshots = dp_cd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
+        w, snapshots = launch(dp_cd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                              problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, k["inner"],
-                             plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features),
+                             plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), k["order"],
                              numba.get_num_threads() > 1)  # also starts numba's threading layer
     else:
-        w, snapshots = dp_skgd(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
+        w, snapshots = launch(dp_skgd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                                problem.lam, k["sketch"], k["tau"], k["probabilities"], step_sizes, thresholds,
                                noise_std, noise_weights, plan.n_iterations, k["inner"], plan.checkpoints,
                                kernel_rng(seed), np.zeros(problem.n_features))

@@ -8,9 +8,9 @@ line 7). The residuals ``z = Xw`` are kept up to date, one step behind: each ste
 so a step costs one pass over ``z`` and two columns of X dense, O(nnz of both columns) sparse.
 With ``inner > 0`` the iterates are averaged every ``inner`` steps (Alg. 1 line 9).
 
-Every iteration draws one coordinate (``rng.integers(0, p)``) then one standard normal from the
-run's ``numpy.random.Generator``, whatever the noise scale, so runs with the same seed visit the
-same coordinates with the same normals, and :func:`dp_cd_many` runs configurations that differ
+Every iteration takes one coordinate by the run's order (``order``, :func:`draw_block`) then draws
+one standard normal from the run's ``numpy.random.Generator``, whatever the noise scale, so runs
+with the same seed visit the same coordinates with the same normals, and :func:`dp_cd_many` runs configurations that differ
 only in step sizes, thresholds and noise scales in lockstep. Both kernels draw them a block of
 :data:`BLOCK_ITERATIONS` iterations ahead (:func:`draw_block`, the same numbers in the same
 order), so that on sparse X a step can request the columns of the steps after it
@@ -32,6 +32,9 @@ from privcd.losses import logistic, squared
 
 LANE = 32  # configurations a thread takes through a block of iterations (dp_cd_many)
 BLOCK_ITERATIONS = 1024  # iterations whose coordinates and normals are drawn at a time
+ORDER_UNIFORM = 0  # coordinates i.i.d. uniform on [p] (dp-cd Algorithm 1)
+ORDER_PERMUTATION = 1  # a fresh uniformly random permutation of [p] every p iterations
+ORDER_CYCLIC = 2  # 0, 1, ..., p - 1, 0, 1, ...
 
 
 @njit(inline="always")
@@ -70,14 +73,37 @@ def noisy_proximal_update(penalty_code, lam, old, gamma, gradient, noise_std, no
 
 
 @njit(inline="always")
-def draw_block(rng, p, coordinates, normals, block):
-    """The draws of the next ``block`` iterations, in the kernel's order (module docstring): for
-    each, the coordinate ``coordinates[t]``, then the standard normal ``normals[t]``. Drawn a block
-    ahead, so that a step on sparse X can request the columns of the steps after it
+def draw_block(rng, p, coordinates, normals, block, start, order, permutation):
+    """The draws of iterations ``start .. start + block - 1``, in the kernel's order (module
+    docstring): for each, the coordinate ``coordinates[t]``, then the standard normal ``normals[t]``.
+
+    ``order`` :data:`ORDER_UNIFORM` draws the coordinate ``rng.integers(0, p)``;
+    :data:`ORDER_PERMUTATION` reads it from ``permutation``, which iterations that are multiples of
+    p first refill with a fresh uniformly random permutation of [p] (:func:`shuffle_range`);
+    :data:`ORDER_CYCLIC` takes ``it mod p`` and draws nothing for it. Drawn a block ahead, so that
+    a step on sparse X can request the columns of the steps after it
     (:mod:`privcd.kernels.prefetch`); the generator ends where drawing one at a time leaves it."""
     for t in range(block):
-        coordinates[t] = bounded_integer(rng, 0, p)
+        if order == ORDER_UNIFORM:
+            coordinates[t] = bounded_integer(rng, 0, p)
+        else:
+            position = (start + t) % p
+            if order == ORDER_PERMUTATION and position == 0:
+                shuffle_range(rng, permutation)
+            coordinates[t] = permutation[position] if order == ORDER_PERMUTATION else position
         normals[t] = rng.standard_normal()
+
+
+@njit(inline="always")
+def shuffle_range(rng, permutation):
+    """Fill ``permutation`` with a uniformly random permutation of ``0 .. len - 1``: Fisher-Yates
+    from the identity, swapping entry i with entry ``rng.integers(0, i + 1)`` for i from the last
+    down to 1 (:func:`~privcd.kernels.draws.bounded_integer`)."""
+    for i in range(permutation.shape[0]):
+        permutation[i] = i
+    for i in range(permutation.shape[0] - 1, 0, -1):
+        k = bounded_integer(rng, 0, i + 1)
+        permutation[i], permutation[k] = permutation[k], permutation[i]
 
 
 @njit(inline="always")
@@ -94,7 +120,7 @@ def prefetch_parameters(step_sizes, thresholds, noise_std, w, coordinates, t, bl
 
 @njit(cache=True)
 def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
-          thresholds, noise_std, n_iterations, inner, checkpoints, rng, w0, threaded=False):
+          thresholds, noise_std, n_iterations, inner, checkpoints, rng, w0, order, threaded=False):
     """Run DP-CD for ``n_iterations`` coordinate steps from ``w0``.
 
     Parameters
@@ -107,6 +133,8 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
         Iteration counts at which to record the current output (0 = before the first step).
     rng : numpy.random.Generator
         The run's generator (:func:`privcd.algorithms.base.kernel_rng`); advanced in place.
+    order : int
+        The coordinate order, an ``ORDER_*`` code (:func:`draw_block`).
     threaded : bool
         On dense X of several row blocks (:func:`~privcd.kernels.partial_sums.block_rows`), sum
         each step's blocks on numba's threads: the same bits. The caller says so when it has more
@@ -133,12 +161,13 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
     held_since = np.zeros(p, dtype=np.int64)
     coordinates = np.empty(BLOCK_ITERATIONS, dtype=np.int64)
     normals = np.empty(BLOCK_ITERATIONS)
+    permutation = np.empty(p, dtype=np.int64)
     lag_j = 0
     lag_delta = 0.0
     c = 0
     for start in range(0, n_iterations, BLOCK_ITERATIONS):
         block = min(BLOCK_ITERATIONS, n_iterations - start)
-        draw_block(rng, p, coordinates, normals, block)
+        draw_block(rng, p, coordinates, normals, block, start, order, permutation)
         if is_sparse:  # literal flags: each copy compiles without the other branches
             c, lag_j, lag_delta = _solo_steps(True, False, Xf, data, indices, indptr, y, loss_code, penalty_code,
                                               lam, step_sizes, thresholds, noise_std, inner, checkpoints,
@@ -197,10 +226,10 @@ def _solo_steps(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, pe
 
 @njit(cache=True, parallel=True)
 def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
-               noise_std, n_iterations, checkpoints, rng, W0):
+               noise_std, n_iterations, checkpoints, rng, W0, order):
     """Run K configurations of DP-CD without averaging that share their random draws, in lockstep:
     configuration k is ``dp_cd(..., step_sizes[:, k], thresholds[:, k], noise_std[:, k], ...,
-    n_iterations, 0, checkpoints, rng, W0[k])`` with every configuration given a generator in the
+    n_iterations, 0, checkpoints, rng, W0[k], order)`` with every configuration given a generator in the
     state of ``rng``, bit for bit.
 
     DP-CD's coordinates and normals come from the generator alone (module docstring), never from
@@ -244,13 +273,14 @@ def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
     snapshots = np.empty((K, n_checkpoints, p))
     coordinates = np.empty(BLOCK_ITERATIONS, dtype=np.int64)
     normals = np.empty(BLOCK_ITERATIONS)
+    permutation = np.empty(p, dtype=np.int64)
     lanes = (K + LANE - 1) // LANE
     width = (K + lanes - 1) // lanes  # the configurations split evenly
     lag_j = 0
     first = 0  # the first checkpoint not yet recorded
     for start in range(0, n_iterations, BLOCK_ITERATIONS):
         block = min(BLOCK_ITERATIONS, n_iterations - start)
-        draw_block(rng, p, coordinates, normals, block)
+        draw_block(rng, p, coordinates, normals, block, start, order, permutation)
         last = first  # the checkpoints recorded in this block: first .. last - 1
         while last < n_checkpoints and checkpoints[last] < start + block:
             last += 1

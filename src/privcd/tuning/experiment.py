@@ -85,6 +85,7 @@ class Study:
     algorithm: str
     tune_runs: int
     final_runs: int
+    timing_runs: int  # runs timed alone per number of passes (dp-cd Table 3); 0: none
     select_by: tuple
     select_metric: str  # "objective" or "validation" (privcd.results.utility.selection_score)
     chunk_size: int
@@ -247,6 +248,7 @@ class Experiment:
         configurations = _configurations(grid_json)
         return Study(problem=problem, name=name, algorithm=module.NAME,
                      tune_runs=int(block["runs"]["tune"]), final_runs=int(block["runs"]["final"]),
+                     timing_runs=int(block["runs"].get("timing", 0)),
                      select_by=tuple(block["select_by"]),
                      select_metric=block.get("select_metric", "objective"),
                      chunk_size=int(self.config["chunk_size"]),

@@ -51,7 +51,10 @@ def run_chunk(problem, algorithm, configurations, *, base_seed, repetitions, sta
     base_seed : int
     repetitions : int
         Runs per configuration (repetitions 0 .. repetitions - 1).
-    stage : {"tune", "final"}
+    stage : {"tune", "final", "timing"}
+        Part of every seed. Tuning runs that share their draws are made in lockstep
+        (:func:`privcd.fit_many`); final and timing runs are made alone, so that each one's
+        ``seconds`` is the time of that run (figures against running time, dp-cd Table 3).
     paper, problem_name : str
         The problem's identity, ``"<paper>/<problem_name>"`` in seeds and rows.
     label : str, optional
@@ -122,7 +125,7 @@ def identified_runs(problem, algorithm, configurations, *, base_seed, repetition
             seed = derive_seed(base_seed, f"{paper}/{problem_name}", label, draws, repetition, stage)
             identified.append((done, configuration, identity, repetition))
             arguments_of_runs.append({**arguments, "seed": seed})
-    runs = fit_many(problem, algorithm, arguments_of_runs, calibrations=calibrations)
+    runs = fit_many(problem, algorithm, arguments_of_runs, calibrations=calibrations, lockstep=stage == "tune")
     for (done, configuration, identity, repetition), run in zip(identified, runs):
         yield done, configuration, identity, repetition, run
 

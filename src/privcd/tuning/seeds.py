@@ -19,7 +19,7 @@ from privcd.algorithms import get_algorithm
 from privcd.identity import ACCOUNTING_OPTIONS, canonical_json, configuration_id
 
 SEED_BOUND = 2**32  # numba's np.random.seed accepts [0, 2**32)
-STAGES = ("tune", "final")
+STAGES = ("tune", "final", "timing")
 
 
 def derive_seed(base_seed, problem, algorithm, configuration_id, repetition, stage="tune"):
@@ -36,7 +36,7 @@ def derive_seed(base_seed, problem, algorithm, configuration_id, repetition, sta
         :func:`privcd.identity.configuration_id` of the hyperparameters.
     repetition : int
         Index of the run among the repetitions of that configuration, ``>= 0``.
-    stage : {"tune", "final"}
+    stage : {"tune", "final", "timing"}
         Part of the identity so the final runs of the selected configuration are fresh draws,
         not the tuning runs it was selected on (which would bias the reported error downwards).
     """
