@@ -20,6 +20,8 @@ def paper_targets(paper):
     if paper == "dp-cd":
         timed = any(s.timing_runs for s in EXPERIMENT.studies_of("dp-cd"))  # Table 3 needs runs.timing
         targets += expand("results/tables/dp-cd/table_{n}.{ext}", n=[2, 3] if timed else [2], ext=["md", "tex"])
+        targets += ["results/tables/dp-cd/per_passes_vs_paper.md", "figures/dp-cd/per_passes_vs_paper.png",
+                    "figures/dp-cd/per_passes_vs_paper.pdf"]
     if paper == DP_SCD:
         targets += expand("figures/{paper}/{figure}.{ext}", paper=DP_SCD, figure=["tradeoff", "objective", "batch_size"],
                           ext=["pdf", "png"])

@@ -40,3 +40,40 @@ rule per_passes_table:
         runtime=10,
     script:
         "../scripts/per_passes_table.py"
+
+
+rule per_passes_vs_paper:
+    input:
+        tuning="results/aggregate/dp-cd/tuning.parquet",
+        values=str(PAPER_VALUES / "dp-cd.yaml"),
+    output:
+        md=report(
+            "results/tables/dp-cd/per_passes_vs_paper.md",
+            caption="../report/per_passes_vs_paper.rst",
+            category="dp-cd",
+            subcategory="Tables",
+            labels={"paper": "dp-cd", "table": "per_passes_vs_paper"},
+        ),
+        pdf="figures/dp-cd/per_passes_vs_paper.pdf",
+        png=report(
+            "figures/dp-cd/per_passes_vs_paper.png",
+            caption="../report/per_passes_vs_paper.rst",
+            category="dp-cd",
+            subcategory="Figures",
+            labels={"paper": "dp-cd", "figure": "per_passes_vs_paper"},
+        ),
+    params:
+        algorithm_of=lambda wildcards: {s.name: s.algorithm for s in EXPERIMENT.studies_of("dp-cd")},
+        legend=lambda wildcards: paper_legend(EXPERIMENT, "dp-cd"),
+        titles=lambda wildcards: {p.name: p.title for p in EXPERIMENT.problems.values() if p.paper == "dp-cd"},
+        title=lambda wildcards: f"{config['papers']['dp-cd'].get('title', 'dp-cd')}: Table 2 beside the paper's",
+    conda:
+        "../envs/privcd.yaml"
+    log:
+        "logs/tables/dp-cd/per_passes_vs_paper.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/per_passes_vs_paper.py"

@@ -1,0 +1,100 @@
+"""dp-cd Table 2 beside our numbers: a table of ratios and a figure (one panel per problem).
+
+Our values are :func:`privcd.results.per_passes.best_per_passes` (the best configuration of each
+number of passes, mean and standard deviation over its tuning runs); the paper's are the cells of
+``config/paper_values/dp-cd.yaml`` (Appendix G.1, Table 2, "mean ± spread" over 5 runs). Each of
+our algorithm entries is compared with the paper's row of the algorithm it runs (the ablation of
+DP-CD's coordinate order: every entry against the paper's DP-CD).
+"""
+import math
+
+import numpy as np
+import pandas as pd
+
+from privcd.plotting.draw import LOG_FLOOR, plt, set_panel_title
+
+
+def beside_paper_table(best, values, algorithm_of, legend=None):
+    """One row per (problem, passes) of the paper: the paper's value of every algorithm it reports,
+    then ours of every entry with its ratio to the paper's value of the algorithm the entry runs.
+
+    Parameters
+    ----------
+    best : pandas.DataFrame
+        :func:`~privcd.results.per_passes.best_per_passes` (columns problem, algorithm,
+        param_passes, mean, std).
+    values : dict
+        A paper values file (``columns``: the passes, ``cells``: problem -> algorithm -> [[mean,
+        spread], ...]).
+    algorithm_of : dict
+        Our entry -> the registered algorithm it runs (its row of the paper).
+    legend : dict, optional
+        Entry or paper algorithm -> display name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns problem, passes, ``paper <name>`` for each paper algorithm, then for each entry
+        ``<name>`` (mean ± std) and ``<name> / paper`` (the ratio, 3 significant digits).
+    """
+    name = (legend or {}).get
+    ours = {(row.problem, row.algorithm, float(row.param_passes)): (row.mean, row.std)
+            for row in best.itertuples(index=False)}
+    entries = [entry for entry in algorithm_of if any(key[1] == entry for key in ours)]
+    rows = []
+    for problem, cells in values["cells"].items():
+        for index, passes in enumerate(values["columns"]):
+            row = {"problem": problem, "passes": passes}
+            for algorithm, column in cells.items():
+                row[f"paper {name(algorithm, algorithm)}"] = _cell(*column[index])
+            for entry in entries:
+                mean, std = ours.get((problem, entry, float(passes)), (math.nan, math.nan))
+                paper = cells.get(algorithm_of[entry], [[math.nan, 0.0]] * len(values["columns"]))[index][0]
+                row[name(entry, entry)] = _cell(mean, std)
+                row[f"{name(entry, entry)} / paper"] = "" if math.isnan(mean * paper) else f"{mean / paper:.3g}"
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def beside_paper_figure(best, values, *, legend=None, titles=None, title=None):
+    """One panel per problem of the paper: relative error against passes (log-log), ours (each
+    entry, mean with ± std bars) and the paper's (each algorithm, dashed, black and grey)."""
+    problems = list(values["cells"])
+    columns = min(3, len(problems))
+    rows = -(-len(problems) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.4 * rows), squeeze=False)
+    name = (legend or {}).get
+    paper_styles = iter(("black", "dimgrey", "darkgrey"))
+    paper_colour = {algorithm: next(paper_styles) for algorithm in next(iter(values["cells"].values()))}
+    for axis, problem in zip(axes.flat, problems):
+        for algorithm, cells in values["cells"][problem].items():
+            means, spreads = np.array(cells, dtype=float).T
+            axis.errorbar(values["columns"], np.maximum(means, LOG_FLOOR), yerr=spreads, color=paper_colour[algorithm],
+                          linestyle="--", marker="s", markersize=4, capsize=2, label=f"paper: {name(algorithm, algorithm)}")
+        for entry, group in best[best["problem"] == problem].groupby("algorithm", sort=False):
+            group = group.sort_values("param_passes")
+            axis.errorbar(group["param_passes"], np.maximum(group["mean"], LOG_FLOOR), yerr=group["std"],
+                          marker="o", markersize=4, capsize=2, label=name(entry, entry))
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xticks(values["columns"], [str(passes) for passes in values["columns"]])
+        axis.set_xlabel("passes on the data")
+        axis.set_ylabel("relative error (F - F*) / F*")
+        set_panel_title(axis, (titles or {}).get(problem, problem))
+    for axis in list(axes.flat)[len(problems):]:
+        axis.set_visible(False)
+    shown = {}
+    for axis in axes.flat:
+        for handle, label in zip(*axis.get_legend_handles_labels()):
+            shown.setdefault(label, handle)
+    labels = list(shown)
+    figure.legend(list(shown.values()), labels, loc="lower center", ncol=min(len(labels), 6), fontsize="small",
+                  bbox_to_anchor=(0.5, 0.0))
+    if title:
+        figure.suptitle(title)
+    figure.tight_layout(rect=(0, 0.07, 1, 1))
+    return figure
+
+
+def _cell(mean, spread):
+    return "" if math.isnan(mean) else f"{mean:.4g} ± {spread:.0e}"
