@@ -52,11 +52,27 @@ def dp_gcd_datasets():
 
 
 PAPER_VALUES = Path(workflow.basedir) / "config" / "paper_values"  # in the checkout, whatever --directory
-COMPARED = [  # (kind, paper values, input key, the result it is compared with)
-    ("per_passes", str(PAPER_VALUES / "dp-cd.yaml"), "dp_cd", "results/aggregate/dp-cd/tuning.parquet"),
-    ("support", str(PAPER_VALUES / "dp-gcd.yaml"), "dp_gcd", "results/tables/dp-gcd/support_recovery.parquet"),
+COMPARED = [  # (kind, paper values, input key, paper, the result it is compared with; None: not produced)
+    ("per_passes", str(PAPER_VALUES / "dp-cd.yaml"), "dp_cd", "dp-cd", "results/aggregate/dp-cd/tuning.parquet"),
+    # None until final.smk's `timing` writes results/aggregate/dp-cd/timing.parquet; then that path
+    ("times", str(PAPER_VALUES / "dp-cd-times.yaml"), "dp_cd_times", "dp-cd", None),
+    ("support", str(PAPER_VALUES / "dp-gcd.yaml"), "dp_gcd", "dp-gcd", "results/tables/dp-gcd/support_recovery.parquet"),
+    ("hyperparameters", str(PAPER_VALUES / "dp-gcd-hyperparameters.yaml"), None, "dp-gcd", None),  # selections
 ]
+GRID_PARAMETERS = ("passes", "step", "clip")
 
 
 def compared_papers():
-    return {key: (result if key.replace("_", "-") in EXPERIMENT.papers else None) for _, _, key, result in COMPARED}
+    """Input key -> the result compared, for the results this run's config produces."""
+    return {key: result for _, _, key, paper, result in COMPARED if key and result and paper in EXPERIMENT.papers}
+
+
+def compared_selections():
+    """Every study of the compared papers: paper, problem, algorithm, the path of its selected
+    configuration(s) (rule select) and its grid (parameter -> sorted values tried), for dp-gcd
+    Table 4 and the grid-edge flags of results/compare/papers.md."""
+    papers = {paper for _, _, _, paper, _ in COMPARED} & set(EXPERIMENT.papers)
+    return [{"paper": s.problem.paper, "problem": s.problem.name, "algorithm": s.name,
+             "path": f"results/select/{s.problem.paper}/{s.problem.name}/{s.name}.json",
+             "grid": {name: sorted({c[name] for c in s.configurations}) for name in GRID_PARAMETERS}}
+            for paper in sorted(papers) for s in EXPERIMENT.studies_of(paper)]

@@ -1,0 +1,58 @@
+"""dp-cd Table 3 (running times) against ours, as speed ratios.
+
+Absolute times on other hardware do not compare (the paper: C++ on a laptop's i7-10610U), so the
+comparison is the ratio ``numerator time / denominator time`` per (problem, passes) -- DP-CD time
+/ DP-SGD time, which the paper puts at about 1/4 to 1/5 (Appendix G.2) -- ours beside the paper's,
+and ``ratio = ours / paper`` of the two, counted like the other cells
+(:func:`privcd.results.compare.cells.ratio_counts`).
+"""
+import math
+
+import pandas as pd
+
+from privcd.results.compare.cells import ratio
+from privcd.results.table import check_columns
+
+TIMING_COLUMNS = ("paper", "problem", "algorithm", "param_passes", "run", "seconds")
+
+
+def mean_times(timing):
+    """Mean and std (ddof 1; 0 for one run) of ``seconds`` and the number of runs per (paper,
+    problem, algorithm, param_passes) of a timing frame (:data:`TIMING_COLUMNS`, one row per run)."""
+    check_columns(timing, TIMING_COLUMNS)
+    keys = ["paper", "problem", "algorithm", "param_passes"]
+    table = timing.groupby(keys, sort=False)["seconds"].agg(mean="mean", std="std", runs="size").reset_index()
+    table["std"] = table["std"].fillna(0.0)
+    return table
+
+
+def compare_times(timing, values):
+    """Speed ratios per (problem, passes), ours beside the paper's.
+
+    ``values`` is a loaded values file like dp-cd Table 2's (``columns`` = passes, cells ``[[mean,
+    spread], ...]`` in seconds) with ``ratio: [numerator, denominator]`` algorithm names. Returns
+    one row per (problem, passes) of the paper: problem, passes, ``<numerator> s`` and
+    ``<denominator> s`` (our mean times), ``runs`` (the fewer of the two), ours (our time ratio),
+    paper (the paper's), ratio and factor (:func:`privcd.results.compare.cells.ratio` of ours to
+    the paper's); NaN where either algorithm did not run.
+    """
+    if len(values.get("ratio") or ()) != 2:
+        raise ValueError(f"{values['paper']} {values['table']}: 'ratio' must name [numerator, denominator] "
+                         f"algorithms; got {values.get('ratio')!r}")
+    top, bottom = values["ratio"]
+    means = {(row.problem, row.algorithm, float(row.param_passes)): (row.mean, row.runs)
+             for row in mean_times(timing).itertuples(index=False)}
+    rows = []
+    for problem, algorithms in values["cells"].items():
+        missing = [name for name in (top, bottom) if name not in algorithms]
+        if missing:
+            raise ValueError(f"{values['paper']} {problem}: no paper times for {missing}; it has {list(algorithms)}")
+        for index, passes in enumerate(values["columns"]):
+            mine = [means.get((problem, name, float(passes)), (math.nan, 0)) for name in (top, bottom)]
+            ours = mine[0][0] / mine[1][0]
+            paper = float(algorithms[top][index][0]) / float(algorithms[bottom][index][0])
+            value, factor = ratio(ours, paper)
+            rows.append({"problem": problem, "passes": passes, f"{top} s": mine[0][0], f"{bottom} s": mine[1][0],
+                         "runs": min(mine[0][1], mine[1][1]), "ours": ours, "paper": paper, "ratio": value,
+                         "factor": factor})
+    return pd.DataFrame(rows)
