@@ -93,3 +93,36 @@ def test_per_passes_table_orders_problems_adds_privacy_and_stars_only_table_2():
     assert not plain.loc[0, "passes=5"].endswith("*") and set(plain["algorithm"]) == {"DP-CD"}
     with pytest.raises(ValueError, match=r"\['s'\] have results but no title"):
         per_passes_table(best, {"e": problems["e"]})
+
+
+BESIDE_VALUES = {"paper": "dp-cd", "table": "Table 2", "columns": [2, 5],
+                 "cells": {"e": {"dp-cd": [[0.1, 1e-3], [0.02, 1e-3]], "dp-sgd": [[0.4, 1e-2], [0.2, 1e-2]]},
+                           "c": {"dp-cd": [[0.05, 1e-3], [0.0, 0.0]], "dp-sgd": [[0.3, 1e-2], [0.1, 1e-2]]}}}
+BESIDE_BEST = pd.DataFrame({"paper": "dp-cd", "problem": ["e", "e", "e", "c"],
+                            "algorithm": ["dp-cd", "dp-cd", "dp-cd-cyclic", "dp-cd"],
+                            "param_passes": [2.0, 5.0, 2.0, 5.0], "mean": [0.2, 0.01, 0.1, 0.004],
+                            "std": [0.01, 0.001, 0.0, 0.001], "runs": 5})
+
+
+def test_beside_paper_table_gives_each_entry_its_ratio_to_the_paper_row_it_runs():
+    from privcd.plotting.beside_paper import beside_paper_table
+    table = beside_paper_table(BESIDE_BEST, BESIDE_VALUES, {"dp-cd": "dp-cd", "dp-cd-cyclic": "dp-cd", "dp-sgd": "dp-sgd"},
+                               legend={"dp-cd": "DP-CD", "dp-cd-cyclic": "cyclic"})
+    assert list(table.columns) == ["problem", "passes", "paper DP-CD", "paper dp-sgd", "DP-CD", "DP-CD / paper",
+                                   "cyclic", "cyclic / paper"]  # dp-sgd has no result: no column
+    rows = table.set_index(["problem", "passes"])
+    assert rows.loc[("e", 2), "DP-CD / paper"] == "2" and rows.loc[("e", 5), "DP-CD / paper"] == "0.5"
+    assert rows.loc[("e", 2), "cyclic / paper"] == "1" and rows.loc[("e", 5), "cyclic"] == ""
+    assert rows.loc[("c", 5), "DP-CD / paper"] == "undefined: paper 0"
+    assert rows.loc[("c", 2), "DP-CD"] == "" and rows.loc[("e", 2), "paper DP-CD"] == "0.1 ± 1e-03"
+
+
+def test_beside_paper_figure_draws_a_panel_per_problem_with_the_papers_rows_dashed(tmp_path):
+    from privcd.plotting.beside_paper import beside_paper_figure
+    figure = beside_paper_figure(BESIDE_BEST, BESIDE_VALUES, legend={"dp-cd": "DP-CD"}, titles={"e": "Electricity"})
+    axes = [axis for axis in figure.axes if axis.get_visible()]
+    assert [axis.get_title() for axis in axes] == ["Electricity", "c"]
+    labels = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert labels == ["paper: DP-CD", "paper: dp-sgd", "DP-CD", "dp-cd-cyclic"]
+    save(figure, tmp_path / "f.pdf", tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 0

@@ -18,8 +18,8 @@ def paper_targets(paper):
         if dp_gcd_support_keys():
             targets += expand("results/tables/dp-gcd/table_3.{ext}", ext=["md", "tex"])
     if paper == "dp-cd":
-        timed = any(s.timing_runs for s in EXPERIMENT.studies_of("dp-cd"))  # Table 3 needs runs.timing
-        targets += expand("results/tables/dp-cd/table_{n}.{ext}", n=[2, 3] if timed else [2], ext=["md", "tex"])
+        targets += expand("results/tables/dp-cd/table_{n}.{ext}", n=[2, 3] if timed_paper("dp-cd") else [2],
+                          ext=["md", "tex"])
         targets += ["results/tables/dp-cd/per_passes_vs_paper.md", "figures/dp-cd/per_passes_vs_paper.png",
                     "figures/dp-cd/per_passes_vs_paper.pdf"]
     if paper == DP_SCD:
@@ -54,17 +54,22 @@ def dp_gcd_datasets():
 PAPER_VALUES = Path(workflow.basedir) / "config" / "paper_values"  # in the checkout, whatever --directory
 COMPARED = [  # (kind, paper values, input key, paper, the result it is compared with; None: not produced)
     ("per_passes", str(PAPER_VALUES / "dp-cd.yaml"), "dp_cd", "dp-cd", "results/aggregate/dp-cd/tuning.parquet"),
-    # None until final.smk's `timing` writes results/aggregate/dp-cd/timing.parquet; then that path
-    ("times", str(PAPER_VALUES / "dp-cd-times.yaml"), "dp_cd_times", "dp-cd", None),
+    ("times", str(PAPER_VALUES / "dp-cd-times.yaml"), "dp_cd_times", "dp-cd", "results/aggregate/dp-cd/timing.parquet"),
     ("support", str(PAPER_VALUES / "dp-gcd.yaml"), "dp_gcd", "dp-gcd", "results/tables/dp-gcd/support_recovery.parquet"),
     ("hyperparameters", str(PAPER_VALUES / "dp-gcd-hyperparameters.yaml"), None, "dp-gcd", None),  # selections
 ]
 GRID_PARAMETERS = ("passes", "step", "clip")
 
 
+def timed_paper(paper):
+    """Whether a study of ``paper`` has timed runs (``runs.timing``): dp-cd Table 3 and its comparison."""
+    return any(s.timing_runs for s in EXPERIMENT.studies_of(paper))
+
+
 def compared_papers():
     """Input key -> the result compared, for the results this run's config produces."""
-    return {key: result for _, _, key, paper, result in COMPARED if key and result and paper in EXPERIMENT.papers}
+    return {key: result for kind, _, key, paper, result in COMPARED
+            if key and result and paper in EXPERIMENT.papers and (kind != "times" or timed_paper(paper))}
 
 
 def compared_selections():

@@ -6,7 +6,7 @@ import pandas as pd
 from privcd.plotting import save, to_markdown
 from privcd.plotting.beside_paper import beside_paper_figure, beside_paper_table
 from privcd.results import write_text
-from privcd.results.compare import load_values
+from privcd.results.compare.values import load_values
 from privcd.results.joblog import log_to
 from privcd.results.per_passes import best_per_passes
 

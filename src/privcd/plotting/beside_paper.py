@@ -35,7 +35,7 @@ def beside_paper_table(best, values, algorithm_of, legend=None):
     -------
     pandas.DataFrame
         Columns problem, passes, ``paper <name>`` for each paper algorithm, then for each entry
-        ``<name>`` (mean ± std) and ``<name> / paper`` (the ratio, 3 significant digits).
+        ``<name>`` (mean ± std) and ``<name> / paper`` (the ratio, 3 significant digits; undefined where the paper printed 0).
     """
     name = (legend or {}).get
     ours = {(row.problem, row.algorithm, float(row.param_passes)): (row.mean, row.std)
@@ -51,7 +51,7 @@ def beside_paper_table(best, values, algorithm_of, legend=None):
                 mean, std = ours.get((problem, entry, float(passes)), (math.nan, math.nan))
                 paper = cells.get(algorithm_of[entry], [[math.nan, 0.0]] * len(values["columns"]))[index][0]
                 row[name(entry, entry)] = _cell(mean, std)
-                row[f"{name(entry, entry)} / paper"] = "" if math.isnan(mean * paper) else f"{mean / paper:.3g}"
+                row[f"{name(entry, entry)} / paper"] = _ratio(mean, paper)
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -94,6 +94,13 @@ def beside_paper_figure(best, values, *, legend=None, titles=None, title=None):
         figure.suptitle(title)
     figure.tight_layout(rect=(0, 0.07, 1, 1))
     return figure
+
+
+def _ratio(ours, paper):
+    """``ours / paper`` to 3 significant digits; empty without both values, and undefined for a paper value of 0."""
+    if math.isnan(ours) or math.isnan(paper):
+        return ""
+    return "undefined: paper 0" if paper == 0 else f"{ours / paper:.3g}"
 
 
 def _cell(mean, spread):
