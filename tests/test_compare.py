@@ -11,7 +11,8 @@ from privcd.results.compare.cells import (NOT_RUN, PAPER_ZERO, compare_per_passe
                                           ratio_counts, summary_line)
 from privcd.results.compare.grids import compare_hyperparameters, edge_flags, grid_steps, log_step
 from privcd.results.compare.report import times_section
-from privcd.results.compare.times import compare_times, mean_times
+from privcd.results.compare.times import compare_times
+from privcd.results.per_passes import mean_times
 from privcd.results.compare.values import UNEXPLAINED, check_reasons, load_values, reason_for
 from privcd.results.compare.winners import agreement_line, rounded, winners
 
@@ -244,8 +245,8 @@ def test_times_need_both_algorithms_and_the_timing_columns():
         compare_times(timing_frame(), values)
     with pytest.raises(ValueError, match="'ratio' must name"):
         compare_times(timing_frame(), {**values, "ratio": None})
-    with pytest.raises(ValueError, match=r"lacks column\(s\) \['run'\]"):
-        mean_times(timing_frame().drop(columns="run"))
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['seconds'\]"):
+        compare_times(timing_frame().drop(columns="seconds"), {**values, "cells": {"e": {**values["cells"]["e"], "dp-sgd": [[1.0, 0.1]]}}})
 
 
 def test_transcribed_values_have_the_papers_shape():

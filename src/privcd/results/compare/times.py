@@ -11,25 +11,14 @@ import math
 import pandas as pd
 
 from privcd.results.compare.cells import ratio
-from privcd.results.table import check_columns
-
-TIMING_COLUMNS = ("paper", "problem", "algorithm", "param_passes", "run", "seconds")
-
-
-def mean_times(timing):
-    """Mean and std (ddof 1; 0 for one run) of ``seconds`` and the number of runs per (paper,
-    problem, algorithm, param_passes) of a timing frame (:data:`TIMING_COLUMNS`, one row per run)."""
-    check_columns(timing, TIMING_COLUMNS)
-    keys = ["paper", "problem", "algorithm", "param_passes"]
-    table = timing.groupby(keys, sort=False)["seconds"].agg(mean="mean", std="std", runs="size").reset_index()
-    table["std"] = table["std"].fillna(0.0)
-    return table
+from privcd.results.per_passes import mean_times
 
 
 def compare_times(timing, values):
     """Speed ratios per (problem, passes), ours beside the paper's.
 
-    ``values`` is a loaded values file like dp-cd Table 2's (``columns`` = passes, cells ``[[mean,
+    ``timing`` holds one row per timed run (``results/aggregate/dp-cd/timing.parquet``, averaged
+    by :func:`privcd.results.per_passes.mean_times`). ``values`` is a loaded values file like dp-cd Table 2's (``columns`` = passes, cells ``[[mean,
     spread], ...]`` in seconds) with ``ratio: [numerator, denominator]`` algorithm names. Returns
     one row per (problem, passes) of the paper: problem, passes, ``<numerator> s`` and
     ``<denominator> s`` (our mean times), ``runs`` (the fewer of the two), ours (our time ratio),
