@@ -12,6 +12,7 @@ import yaml
 
 from privcd.results import AGGREGATED_COLUMNS
 from privcd.results.table import UTILITY_COLUMNS
+from privcd.tuning.timing import TIMING_COLUMNS
 
 
 def main(run_dir, config_file):
@@ -26,6 +27,11 @@ def main(run_dir, config_file):
                      for table in ("final", "tuning") for ext in ("md", "tex")]
     if {"dp-cd", "dp-gcd"} & set(papers):
         expected.append(run_dir / "results" / "compare" / "papers.md")
+    if "dp-cd" in papers:
+        expected += [run_dir / "results" / "tables" / "dp-cd" / "per_passes_vs_paper.md",
+                     run_dir / "figures" / "dp-cd" / "per_passes_vs_paper.png"]
+    timed = [paper for paper in papers if "timing" in config["papers"][paper]["runs"]]
+    expected += [run_dir / "results" / "tables" / "dp-cd" / "table_3.md" for paper in timed if paper == "dp-cd"]
     missing = [str(path) for path in expected if not path.is_file() or path.stat().st_size == 0]
     if missing:
         sys.exit(f"missing or empty outputs: {missing}")
@@ -40,6 +46,13 @@ def main(run_dir, config_file):
                 sys.exit(f"{path}: {len(frame)} rows, NaN in {list(required.columns[required.isna().any()])}")
             print(f"{path}: {len(frame)} rows, {frame.groupby(['problem', 'algorithm']).ngroups} "
                   f"(problem, algorithm) pairs, no NaN")
+    for paper in timed:
+        path = run_dir / "results" / "aggregate" / paper / "timing.parquet"
+        frame = pd.read_parquet(path)
+        if list(frame.columns) != list(TIMING_COLUMNS) or frame.empty or not (frame["seconds"] > 0).all():
+            sys.exit(f"{path}: columns {list(frame.columns)} (expected {list(TIMING_COLUMNS)}), {len(frame)} rows, "
+                     f"seconds {frame['seconds'].describe().to_dict() if 'seconds' in frame else None}")
+        print(f"{path}: {len(frame)} timed runs, median {frame['seconds'].median():.3g} s")
     print(f"{len(expected)} expected figures and tables present")
 
 
