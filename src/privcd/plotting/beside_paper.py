@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from privcd.plotting.draw import LOG_FLOOR, plt, set_panel_title
+from privcd.plotting.draw import LOG_FLOOR, legend_below, plt, set_panel_title
 from privcd.plotting.styles import figure_styles
 
 
@@ -88,16 +88,10 @@ def beside_paper_figure(best, values, *, legend=None, titles=None, title=None):
         set_panel_title(axis, (titles or {}).get(problem, problem))
     for axis in list(axes.flat)[len(problems):]:
         axis.set_visible(False)
-    shown = {}
-    for axis in axes.flat:
-        for handle, label in zip(*axis.get_legend_handles_labels()):
-            shown.setdefault(label, handle)
-    labels = list(shown)
-    figure.legend(list(shown.values()), labels, loc="lower center", ncol=min(len(labels), 6), fontsize="small",
-                  bbox_to_anchor=(0.5, 0.0))
     if title:
         figure.suptitle(title)
-    figure.tight_layout(rect=(0, 0.07, 1, 1))
+    bottom = legend_below(figure, axes.flat)  # columns that fit the width (6 overflowed one panel)
+    figure.tight_layout(rect=(0, bottom, 1, 1))
     return figure
 
 
