@@ -1,16 +1,17 @@
 """One colour, marker and line style per algorithm entry, the same in every figure of every paper.
 
-dp-cd's figures draw DP-CD blue, DP-SGD orange and DP-SCD red; every figure of privcd does the same
+dp-cd's figures draw DP-CD blue, DP-CD-P green, DP-SGD orange and DP-SCD red (dp-cd Figure 1's
+caption); every figure of privcd does the same
 whatever the order in which its data list the entries (matplotlib's colour cycle gave the colours in
 the order the labels sorted, so DP-SGD was green in one panel and orange in the next).
 
 Entries of one family (a registered algorithm and its config variants) share a hue and differ by
-shade, marker and line style: DP-CD's blues (``dp-cd``, ``dp-cd-p``, ``dp-cd-permutation``,
-``dp-cd-cyclic``), DP-GCD's greens (its greedy rules), DP-SCD's reds, DP-SkGD's browns and pinks (its
-sketches). Non-private references (``scd``, ``sgd``) take a light shade of their private
-algorithm's hue and a broken line. Colours are matplotlib's ``tab10`` and shades of it; the red and
-green of DP-SCD and DP-GCD, which colour-blind readers confuse, never appear without different
-markers.
+shade, marker and line style: DP-CD's blues (``dp-cd``, ``dp-cd-permutation``, ``dp-cd-cyclic``;
+``dp-cd-p`` is green as the paper draws it), DP-GCD's purples (its greedy rules), DP-SCD's reds,
+DP-SkGD's browns and pink (its sketches); SEQDP-SCD is cyan. Non-private references (``scd``,
+``sgd``) take a light shade of their private algorithm's hue and a broken line. Colours are
+matplotlib's ``tab10`` and shades of it; hues that colour-blind readers confuse (DP-CD-P's green
+and DP-SCD's red, in dp-cd Figure 1) always come with different markers and line styles.
 
 An entry not in :data:`STYLES` gets, deterministically from the set of entries of the figure (never
 from a hash or from the order of the data), the hue of the registered algorithm it runs
@@ -41,27 +42,27 @@ class Style:
 
 
 # tab10 and shades of it; one hue per family.
-BLUE, ORANGE, GREEN, RED, PURPLE, BROWN, PINK = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                                 "#8c564b", "#e377c2")
+BLUE, ORANGE, GREEN, RED, PURPLE, BROWN, PINK, CYAN = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                                       "#8c564b", "#e377c2", "#17becf")
 
 STYLES = {
     # DP-CD (dp-cd, dp-skgd: the uniform sketch) and its variants: blues
     "dp-cd": Style(BLUE, "o"),
-    "dp-cd-p": Style("#08306b", "s", "--"),            # dp-cd: DP-CD with private smoothness constants
+    "dp-cd-p": Style(GREEN, "s", "--"),  # dp-cd: DP-CD with private smoothness constants, green in Figure 1
     "dp-cd-permutation": Style("#6baed6", "^", "-."),  # the coordinate-order ablation
     "dp-cd-cyclic": Style("#2171b5", "v", ":"),
     # DP-SGD and non-private SGD: oranges
     "dp-sgd": Style(ORANGE, "s"),
     "sgd": Style("#fdae6b", "x", ":"),
-    # DP-GCD and its greedy rules (dp-gcd: GS-r is the entry "dp-gcd"): greens
-    "dp-gcd": Style(GREEN, "^"),
-    "dp-gcd-gs-s": Style("#00441b", "<", "--"),
-    "dp-gcd-gs-q": Style("#74c476", ">", "-."),
-    # DP-SCD (paper's accounting, sound accounting) and non-private SCD: reds; SEQDP-SCD purple
+    # DP-GCD and its greedy rules (dp-gcd: GS-r is the entry "dp-gcd"): purples
+    "dp-gcd": Style(PURPLE, "^"),
+    "dp-gcd-gs-s": Style("#3f007d", "<", "--"),
+    "dp-gcd-gs-q": Style("#b39ddb", ">", "-."),
+    # DP-SCD (paper's accounting, sound accounting) and non-private SCD: reds; SEQDP-SCD cyan
     "dp-scd": Style(RED, "D"),
     "dp-scd-sound": Style("#67000d", "d", "--"),
     "scd": Style("#f08080", "+", "--"),
-    "seqdp-scd": Style(PURPLE, "v"),
+    "seqdp-scd": Style(CYAN, "v"),
     # DP-SkGD's sketches: browns and pink
     "dp-skgd": Style(BROWN, "P"),
     "dp-skgd-tau-2": Style("#b5651d", "p"),
@@ -71,9 +72,10 @@ STYLES = {
 }
 
 # The hue of each registered algorithm (privcd.algorithms), for entries not in STYLES.
-FAMILY_COLORS = {"dp-cd": BLUE, "dp-sgd": ORANGE, "dp-gcd": GREEN, "dp-scd": RED, "seqdp-scd": PURPLE,
+FAMILY_COLORS = {"dp-cd": BLUE, "dp-sgd": ORANGE, "dp-gcd": PURPLE, "dp-scd": RED, "seqdp-scd": CYAN,
                  "dp-skgd": BROWN}
-FALLBACK_COLORS = ("#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8", "#98df8a", "#c5b0d5", "#dbdb8d")
+# Entries of no known family: colours far from the families' hues, in this order.
+FALLBACK_COLORS = ("#7f7f7f", "#bcbd22", "#000000", "#e6ab02", "#1b9e77", "#666666", "#dbdb8d", "#a6cee3")
 MARKERS = ("o", "s", "^", "v", "D", "<", ">", "P", "X", "*", "h", "p", "d", "8", "H", "+", "x", "1", "2", "3")
 GROUP_LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (1, 3)), (0, (3, 1, 1, 1, 1, 1)))
 
