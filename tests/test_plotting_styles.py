@@ -11,7 +11,7 @@ from privcd.plotting import convergence_figure, save
 from privcd.plotting.beside_paper import beside_paper_figure
 from privcd.plotting.draw import plt
 from privcd.plotting.draw_utility import batch_size_figure, objective_figure, sketch_figure, tradeoff_figure
-from privcd.plotting.panels import figure_curves
+from privcd.plotting.panels import figure_curves, legend_labels
 from privcd.plotting.styles import (FALLBACK_COLORS, MARKEVERY_POINTS, STYLES, figure_styles, markevery)
 from tests.test_plotting import aggregated
 
@@ -140,6 +140,10 @@ def test_convergence_split_by_epsilon_has_a_panel_per_epsilon_and_the_references
     assert all(len(axis.get_lines()) == 3 for axis in figure.axes if axis.get_visible())  # 2 entries + scd
     check([figure] + [convergence_figure(frame) for frame in frames[:2]],
           {"dp-scd": RED, "dp-sgd": ORANGE, "scd": STYLES["scd"].color})
+    # the paper's legend names (with commas of their own) name the curves; the panels stay per epsilon
+    named = convergence_figure(legend_labels(frames[1], {"dp-scd": "DP-SCD (sound, PLD)", "scd": "SCD"}))
+    assert [axis.get_title() for axis in named.axes if axis.get_visible()] == titles
+    check([named], {"DP-SCD (sound, PLD)": RED, "dp-sgd": ORANGE, "SCD": STYLES["scd"].color})
 
 
 def utility_points():

@@ -1,4 +1,5 @@
 """Drawing with matplotlib (Agg): convergence figures saved as PDF and PNG."""
+import re
 import textwrap
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from privcd.plotting.styles import figure_styles, group_styles  # noqa: E402
 # Relative errors at or below this are drawn at it: the log axis cannot show 0 and the optimum
 # is certified only to a relative duality gap of about 1e-9 (privcd.optimum.DEFAULT_TOL).
 LOG_FLOOR = 1e-10
+GROUP_PART = re.compile(r"[A-Za-z_]+=\S+")  # "epsilon=0.1" at the end of a label: a curve's group
 PANEL_TITLE_WIDTH = 40  # characters of a panel title's line: longer titles wrap inside the panel
 
 
@@ -58,19 +60,21 @@ def convergence_figure(curves, *, x="passes", title=None, titles=None):
                                   or {""}, key=_group_key)]
     if not split:
         panels = [(problem, None) for problem, _ in panels]
-    columns = min(3, max(1, len(panels)))
+    per_problem = max([sum(key[0] == problem for key in panels) for problem, _ in panels] or [1])
+    columns = min(4, per_problem) if split else min(3, max(1, len(panels)))  # split: a row per problem
     rows = -(-len(panels) // columns) if panels else 1
     figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False)
     styles = figure_styles(curves["algorithm"]) if split else curve_styles(curves)
     for axis, (problem, group) in zip(axes.flat, panels):
         shown = curves[curves["problem"] == problem]
-        if split:  # this group's curves and the references (epsilon=inf), named by their entry
+        if split:  # this group's curves and the references (epsilon=inf), named without the group
             shown = shown[(shown["group"] == group) | shown["reference"]]
         for (algorithm, label), curve in shown.groupby(["algorithm", "label"], sort=True):
             curve = curve.sort_values("checkpoint")
             style = styles[algorithm] if split else styles[label]
-            axis.plot(curve[x], curve["mean"].clip(lower=LOG_FLOOR), label=algorithm if split else label,
-                      **style.line(len(curve)))
+            group_of = curve["group"].iloc[0]
+            name = label[:-len(group_of) - 2] if split and group_of else label  # the panel's title has the group
+            axis.plot(curve[x], curve["mean"].clip(lower=LOG_FLOOR), label=name, **style.line(len(curve)))
             axis.fill_between(curve[x], curve["min"].clip(lower=LOG_FLOOR),
                               curve["max"].clip(lower=LOG_FLOOR), color=style.color, alpha=0.2, linewidth=0)
         axis.set_yscale("log")
@@ -88,10 +92,17 @@ def convergence_figure(curves, *, x="passes", title=None, titles=None):
 
 
 def curve_groups(curves):
-    """The part of each curve's label after its entry (``"epsilon=0.1"`` of ``"dp-scd, epsilon=0.1"``,
-    :func:`privcd.plotting.convergence_curves` with ``by``), ``""`` for a label without one."""
-    return pd.Series([label[len(algorithm) + 2:] if label.startswith(f"{algorithm}, ") else ""
-                      for algorithm, label in zip(curves["algorithm"], curves["label"])], index=curves.index)
+    """The ``name=value`` parts that end each curve's label, joined (``"epsilon=0.1"`` of
+    ``"dp-scd, epsilon=0.1"`` or of ``"DP-SCD (sound: all duals noised, PLD), epsilon=0.1"``:
+    :func:`privcd.plotting.convergence_curves` with ``by``), ``""`` for a label without any."""
+    groups = []
+    for label in curves["label"]:
+        parts = label.split(", ")
+        count = 0
+        while count < len(parts) - 1 and GROUP_PART.fullmatch(parts[-1 - count]):
+            count += 1
+        groups.append(", ".join(parts[len(parts) - count:]))
+    return pd.Series(groups, index=curves.index, dtype=object)
 
 
 def _is_reference(group):

@@ -50,7 +50,8 @@ def objective_figure(curves, *, titles=None, names=None, missing=(), title=None)
     panels = [(problem, epsilon) for problem in dict.fromkeys(curves["problem"])
               for epsilon in sorted(curves.loc[curves["problem"] == problem, "epsilon"].unique()) if np.isfinite(epsilon)]
     labels = {key: f"{(titles or {}).get(key[0], key[0])}, epsilon={key[1]:g}" for key in panels}
-    figure, axes = _panels(panels, labels, missing, title)
+    per_problem = max([sum(key[0] == problem for key in panels) for problem, _ in panels] or [1])
+    figure, axes = _panels(panels, labels, missing, title, max_columns=min(4, per_problem))  # a row per problem
     styles = figure_styles(curves["algorithm"])
     for axis, (problem, epsilon) in zip(axes, panels):
         rows = curves[(curves["problem"] == problem) & (curves["epsilon"].isin([epsilon, np.inf]))]

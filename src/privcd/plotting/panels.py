@@ -32,6 +32,17 @@ def figure_curves(frame, *, problems=None, algorithms=None, legend=None):
     return curves.sort_values("problem", key=lambda column: column.map(order), kind="stable").reset_index(drop=True)
 
 
+def legend_labels(curves, legend):
+    """``curves`` with each label's entry written by its legend name (``"dp-scd, epsilon=0.1"`` ->
+    ``"DP-SCD (...), epsilon=0.1"``, the names of the paper's other figures); ``algorithm`` keeps
+    the entry, which sets the style."""
+    if not legend:
+        return curves
+    labels = [legend.get(entry, entry) + label[len(entry):] if label.startswith(entry) else label
+              for entry, label in zip(curves["algorithm"], curves["label"])]
+    return curves.assign(label=labels)
+
+
 @dataclass(frozen=True)
 class FigureSpec:
     """A paper figure of the config (``papers.<paper>.figures.<name>``), resolved on the problems
