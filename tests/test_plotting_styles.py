@@ -24,9 +24,11 @@ def key(style):
 
 def test_the_papers_colours_and_distinct_known_styles():
     # dp-cd Figure 1: "DP-CD (blue), DP-CD with privately estimated [...] constants (green), DP-SGD
-    # (orange) and DP-SCD (red"
+    # (orange) and DP-SCD (red"; Figure 3: "DP-CD (blue, round marks), [DP-CD-P] (green, + marks) and
+    # DP-SGD (orange, triangle marks)"
     assert STYLES["dp-cd"].color == BLUE and STYLES["dp-sgd"].color == ORANGE and STYLES["dp-scd"].color == RED
-    assert STYLES["dp-cd-p"].color == "#2ca02c"
+    assert key(STYLES["dp-cd"]) == (BLUE, "o") and key(STYLES["dp-sgd"]) == (ORANGE, "^")
+    assert key(STYLES["dp-cd-p"]) == ("#2ca02c", "+")
     pairs = [key(style) for style in STYLES.values()]
     assert len(set(pairs)) == len(pairs), "two known entries share colour and marker"
     # variants keep their family's hue family but not its exact style

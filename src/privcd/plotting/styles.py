@@ -1,7 +1,7 @@
 """One colour, marker and line style per algorithm entry, the same in every figure of every paper.
 
-dp-cd's figures draw DP-CD blue, DP-CD-P green, DP-SGD orange and DP-SCD red (dp-cd Figure 1's
-caption); every figure of privcd does the same
+dp-cd's figures draw DP-CD blue with round marks, DP-CD-P green with + marks, DP-SGD orange with
+triangles and DP-SCD red (captions of dp-cd Figures 1 and 3); every figure of privcd does the same
 whatever the order in which its data list the entries (matplotlib's colour cycle gave the colours in
 the order the labels sorted, so DP-SGD was green in one panel and orange in the next).
 
@@ -48,14 +48,14 @@ BLUE, ORANGE, GREEN, RED, PURPLE, BROWN, PINK, CYAN = ("#1f77b4", "#ff7f0e", "#2
 STYLES = {
     # DP-CD (dp-cd, dp-skgd: the uniform sketch) and its variants: blues
     "dp-cd": Style(BLUE, "o"),
-    "dp-cd-p": Style(GREEN, "s", "--"),  # dp-cd: DP-CD with private smoothness constants, green in Figure 1
-    "dp-cd-permutation": Style("#6baed6", "^", "-."),  # the coordinate-order ablation
+    "dp-cd-p": Style(GREEN, "+", "--"),  # DP-CD with private smoothness constants: dp-cd Figure 3's green, + marks
+    "dp-cd-permutation": Style("#6baed6", "D", "-."),  # the coordinate-order ablation
     "dp-cd-cyclic": Style("#2171b5", "v", ":"),
     # DP-SGD and non-private SGD: oranges
-    "dp-sgd": Style(ORANGE, "s"),
+    "dp-sgd": Style(ORANGE, "^"),
     "sgd": Style("#fdae6b", "x", ":"),
     # DP-GCD and its greedy rules (dp-gcd: GS-r is the entry "dp-gcd"): purples
-    "dp-gcd": Style(PURPLE, "^"),
+    "dp-gcd": Style(PURPLE, "s"),
     "dp-gcd-gs-s": Style("#3f007d", "<", "--"),
     "dp-gcd-gs-q": Style("#b39ddb", ">", "-."),
     # DP-SCD (paper's accounting, sound accounting) and non-private SCD: reds; SEQDP-SCD cyan
