@@ -79,7 +79,7 @@ def convergence_figure(curves, *, x="passes", title=None, titles=None):
                               curve["max"].clip(lower=LOG_FLOOR), color=style.color, alpha=0.2, linewidth=0)
         axis.set_yscale("log")
         panel_title = (titles or {}).get(problem, problem)
-        set_panel_title(axis, f"{panel_title}, {group}" if split else panel_title)
+        set_panel_title(axis, f"{panel_title}, {group}" if split and group else panel_title)
         axis.set_xlabel("passes on the data" if x == "passes" else "seconds")
         axis.set_ylabel("relative error (F - F*) / F*")
     for axis in list(axes.flat)[len(panels):]:
