@@ -76,6 +76,7 @@ def test_histogram_figure_has_a_panel_per_problem_with_log_y_and_the_alpha_line(
     assert all(axis.get_yscale() == "log" for axis in axes)
     line = axes[0].get_lines()[0]
     assert line.get_xdata()[0] == 2.0 and matplotlib.colors.same_color(line.get_color(), ALPHA_COLOR)
+    assert "α = 2 (τ = 5)" in axes[0].get_xlabel() and axes[0].get_legend() is None  # no legend over the line
     save(figure, tmp_path / "f.pdf", tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 0
 

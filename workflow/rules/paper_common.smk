@@ -6,6 +6,17 @@ from privcd.plotting.panels import figure_spec, paper_legend
 from privcd.plotting.paper_tables import privacy_label
 
 
+def legend_names(paper):
+    """Entry -> legend name for the convergence figures (rule figure): the names of the paper's own
+    figures; with a paper-level ``legend`` (dp-scd), that legend and the upper-case entry otherwise,
+    as dp-scd's Figures 1-2 name them (privcd.plotting.draw_utility.display_name)."""
+    block = config["papers"][paper]
+    names = paper_legend(EXPERIMENT, paper)
+    if block.get("legend"):
+        names.update({entry: block["legend"].get(entry, entry.upper()) for entry in block["algorithms"]})
+    return names
+
+
 def paper_targets(paper):
     """The figures and tables of ``paper`` itself: its config's ``figures``, dp-gcd's and dp-cd's
     tables, dp-scd's trade-off outputs and dp-skgd's sketch comparison."""

@@ -16,6 +16,7 @@ rule figure:
         ),
     params:
         label_by=lambda wildcards: EXPERIMENT.select_by(wildcards.paper),
+        names=lambda wildcards: legend_names(wildcards.paper),
         titles=lambda wildcards: EXPERIMENT.titles(wildcards.paper),
         title=lambda wildcards: config["papers"][wildcards.paper].get("title", wildcards.paper),
     conda:

@@ -11,7 +11,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from privcd.plotting.draw import LOG_FLOOR, plt, set_panel_title
+from privcd.plotting.draw import LOG_FLOOR, legend_below, plt, set_panel_title
+from privcd.plotting.styles import figure_styles
 
 
 def beside_paper_table(best, values, algorithm_of, legend=None):
@@ -58,23 +59,27 @@ def beside_paper_table(best, values, algorithm_of, legend=None):
 
 def beside_paper_figure(best, values, *, legend=None, titles=None, title=None):
     """One panel per problem of the paper: relative error against passes (log-log), ours (each
-    entry, mean with ± std bars) and the paper's (each algorithm, dashed, black and grey)."""
+    entry, mean with ± std bars, in its colour and marker of :mod:`privcd.plotting.styles`) and the
+    paper's (each algorithm, dashed, black and grey, with the hollow marker of the algorithm)."""
     problems = list(values["cells"])
     columns = min(3, len(problems))
     rows = -(-len(problems) // columns)
     figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.4 * rows), squeeze=False)
     name = (legend or {}).get
+    styles = figure_styles(best["algorithm"])
     paper_styles = iter(("black", "dimgrey", "darkgrey"))
     paper_colour = {algorithm: next(paper_styles) for algorithm in next(iter(values["cells"].values()))}
+    paper_marker = {algorithm: style.marker for algorithm, style in figure_styles(paper_colour).items()}
     for axis, problem in zip(axes.flat, problems):
         for algorithm, cells in values["cells"][problem].items():
             means, spreads = np.array(cells, dtype=float).T
             axis.errorbar(values["columns"], np.maximum(means, LOG_FLOOR), yerr=spreads, color=paper_colour[algorithm],
-                          linestyle="--", marker="s", markersize=4, capsize=2, label=f"paper: {name(algorithm, algorithm)}")
-        for entry, group in best[best["problem"] == problem].groupby("algorithm", sort=False):
+                          linestyle="--", marker=paper_marker[algorithm], markerfacecolor="none", markersize=5, capsize=2,
+                          label=f"paper: {name(algorithm, algorithm)}")
+        for entry, group in best[best["problem"] == problem].groupby("algorithm", sort=True):
             group = group.sort_values("param_passes")
             axis.errorbar(group["param_passes"], np.maximum(group["mean"], LOG_FLOOR), yerr=group["std"],
-                          marker="o", markersize=4, capsize=2, label=name(entry, entry))
+                          capsize=2, label=name(entry, entry), **styles[entry].line())
         axis.set_xscale("log")
         axis.set_yscale("log")
         axis.set_xticks(values["columns"], [str(passes) for passes in values["columns"]])
@@ -83,16 +88,10 @@ def beside_paper_figure(best, values, *, legend=None, titles=None, title=None):
         set_panel_title(axis, (titles or {}).get(problem, problem))
     for axis in list(axes.flat)[len(problems):]:
         axis.set_visible(False)
-    shown = {}
-    for axis in axes.flat:
-        for handle, label in zip(*axis.get_legend_handles_labels()):
-            shown.setdefault(label, handle)
-    labels = list(shown)
-    figure.legend(list(shown.values()), labels, loc="lower center", ncol=min(len(labels), 6), fontsize="small",
-                  bbox_to_anchor=(0.5, 0.0))
     if title:
         figure.suptitle(title)
-    figure.tight_layout(rect=(0, 0.07, 1, 1))
+    bottom = legend_below(figure, axes.flat)  # columns that fit the width (6 overflowed one panel)
+    figure.tight_layout(rect=(0, bottom, 1, 1))
     return figure
 
 

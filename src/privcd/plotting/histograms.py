@@ -4,11 +4,13 @@ import textwrap
 from privcd.plotting.draw import plt, set_panel_title
 
 ALPHA_COLOR = "purple"  # dp-gcd Figure 2: "Purple line indicates the alpha ..."
+BAR_COLOR = "#7f7f7f"  # grey: no algorithm (blue is DP-CD's in every other figure, privcd.plotting.styles)
 
 
 def histogram_figure(histograms, *, titles=None, title=None):
     """One panel per problem of ``histograms``: bars of the number of coordinates per bin of
-    ``|w*_j|``, logarithmic y axis, a purple vertical line at alpha.
+    ``|w*_j|`` (grey), logarithmic y axis, a purple vertical line at alpha, whose value the x label
+    gives.
 
     Parameters
     ----------
@@ -25,15 +27,14 @@ def histogram_figure(histograms, *, titles=None, title=None):
     for axis, problem in zip(axes.flat, problems):
         bins = histograms[histograms["problem"] == problem]
         axis.bar(bins["left"], bins["count"], width=bins["right"] - bins["left"], align="edge",
-                 color="tab:blue", edgecolor="white", linewidth=0.3)
+                 color=BAR_COLOR, edgecolor="white", linewidth=0.3)
         first = bins.iloc[0]
-        axis.axvline(first["alpha"], color=ALPHA_COLOR, linewidth=1.5,
-                     label=f"α = {first['alpha']:.3g} (τ = {first['tau']})")
+        alpha = f"α = {first['alpha']:.3g} (τ = {first['tau']})"
+        axis.axvline(first["alpha"], color=ALPHA_COLOR, linewidth=1.5, label=alpha)
         axis.set_yscale("log")
         set_panel_title(axis, (titles or {}).get(problem, problem))
-        axis.set_xlabel("|w*_j|")
+        axis.set_xlabel(f"|w*_j|;  purple: {alpha}")  # a legend in the panel covered the line (madelon (L2))
         axis.set_ylabel("number of coordinates")
-        axis.legend(fontsize="small")
     for axis in list(axes.flat)[len(problems):]:
         axis.set_visible(False)
     if title:

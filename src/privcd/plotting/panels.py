@@ -9,8 +9,9 @@ from privcd.plotting.curves import convergence_curves
 
 def figure_curves(frame, *, problems=None, algorithms=None, legend=None):
     """:func:`privcd.plotting.convergence_curves` of the runs of ``frame`` on ``problems`` and
-    ``algorithms`` (all when None), rows in the order of ``problems`` (the panels'), algorithms
-    renamed by ``legend`` (entry name -> legend name, e.g. ``"dp-gcd-gs-s": "DP-GCD (GS-s)"``).
+    ``algorithms`` (all when None), rows in the order of ``problems`` (the panels'), curves labelled
+    by ``legend`` (entry name -> legend name, e.g. ``"dp-gcd-gs-s": "DP-GCD (GS-s)"``; column
+    ``algorithm`` keeps the entry).
 
     Raises ``ValueError`` naming a requested problem or algorithm that the frame does not have, so a
     misspelt figure spec does not give an empty panel.
@@ -24,11 +25,22 @@ def figure_curves(frame, *, problems=None, algorithms=None, legend=None):
         selected = selected[selected["problem"].isin(problems)]
     if algorithms is not None:
         selected = selected[selected["algorithm"].isin(algorithms)]
-    if legend:
-        selected = selected.assign(algorithm=selected["algorithm"].map(lambda name: legend.get(name, name)))
     curves = convergence_curves(selected)
+    if legend:  # the legend names the curves; ``algorithm`` stays the entry, which sets its style
+        curves["label"] = curves["algorithm"].map(lambda name: legend.get(name, name))
     order = {name: index for index, name in enumerate(problems or dict.fromkeys(frame["problem"]))}
     return curves.sort_values("problem", key=lambda column: column.map(order), kind="stable").reset_index(drop=True)
+
+
+def legend_labels(curves, legend):
+    """``curves`` with each label's entry written by its legend name (``"dp-scd, epsilon=0.1"`` ->
+    ``"DP-SCD (...), epsilon=0.1"``, the names of the paper's other figures); ``algorithm`` keeps
+    the entry, which sets the style."""
+    if not legend:
+        return curves
+    labels = [legend.get(entry, entry) + label[len(entry):] if label.startswith(entry) else label
+              for entry, label in zip(curves["algorithm"], curves["label"])]
+    return curves.assign(label=labels)
 
 
 @dataclass(frozen=True)
