@@ -98,7 +98,8 @@ def test_per_passes_table_orders_problems_adds_privacy_and_stars_only_table_2():
 
 BESIDE_VALUES = {"paper": "dp-cd", "table": "Table 2", "columns": [2, 5],
                  "cells": {"e": {"dp-cd": [[0.1, 1e-3], [0.02, 1e-3]], "dp-sgd": [[0.4, 1e-2], [0.2, 1e-2]]},
-                           "c": {"dp-cd": [[0.05, 1e-3], [0.0, 0.0]], "dp-sgd": [[0.3, 1e-2], [0.1, 1e-2]]}}}
+                           "c": {"dp-cd": [[0.05, 1e-3], [0.0, 0.0]], "dp-sgd": [[0.3, 1e-2], [0.1, 1e-2]]},
+                           "s": {"dp-cd": [[0.2, 1e-3], [0.4, 0.0]], "dp-sgd": [[0.7, 1e-2], [0.7, 1e-2]]}}}
 BESIDE_BEST = pd.DataFrame({"paper": "dp-cd", "problem": ["e", "e", "e", "c"],
                             "algorithm": ["dp-cd", "dp-cd", "dp-cd-cyclic", "dp-cd"],
                             "param_passes": [2.0, 5.0, 2.0, 5.0], "mean": [0.2, 0.01, 0.1, 0.004],
@@ -122,8 +123,14 @@ def test_beside_paper_figure_draws_a_panel_per_problem_with_the_papers_rows_dash
     from privcd.plotting.beside_paper import beside_paper_figure
     figure = beside_paper_figure(BESIDE_BEST, BESIDE_VALUES, legend={"dp-cd": "DP-CD"}, titles={"e": "Electricity"})
     axes = [axis for axis in figure.axes if axis.get_visible()]
-    assert [axis.get_title() for axis in axes] == ["Electricity", "c"]
+    assert [axis.get_title() for axis in axes] == ["Electricity", "c"]  # "s" did not run: no panel
     labels = [text.get_text() for text in figure.legends[0].get_texts()]
     assert labels == ["paper: DP-CD", "paper: dp-sgd", "DP-CD", "dp-cd-cyclic"]
     save(figure, tmp_path / "f.pdf", tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_beside_paper_figure_names_results_that_match_no_problem_of_the_paper():
+    from privcd.plotting.beside_paper import beside_paper_figure
+    with pytest.raises(ValueError, match=r"no result for any problem of dp-cd Table 2 \(\['e', 'c', 's'\]\); results are for \['x'\]"):
+        beside_paper_figure(BESIDE_BEST.assign(problem="x"), BESIDE_VALUES)

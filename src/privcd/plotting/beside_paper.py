@@ -58,10 +58,13 @@ def beside_paper_table(best, values, algorithm_of, legend=None):
 
 
 def beside_paper_figure(best, values, *, legend=None, titles=None, title=None):
-    """One panel per problem of the paper: relative error against passes (log-log), ours (each
-    entry, mean with ± std bars, in its colour and marker of :mod:`privcd.plotting.styles`) and the
-    paper's (each algorithm, dashed, black and grey, with the hollow marker of the algorithm)."""
-    problems = list(values["cells"])
+    """One panel per problem of the paper that ran here: relative error against passes (log-log),
+    ours (each entry, mean with ± std bars, in its colour and marker of :mod:`privcd.plotting.styles`)
+    and the paper's (each algorithm, dashed, black and grey, with the hollow marker of the algorithm)."""
+    problems = [problem for problem in values["cells"] if problem in set(best["problem"])]
+    if not problems:
+        raise ValueError(f"no result for any problem of {values['paper']} {values['table']} "
+                         f"({list(values['cells'])}); results are for {sorted(set(best['problem']))}")
     columns = min(3, len(problems))
     rows = -(-len(problems) // columns)
     figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.4 * rows), squeeze=False)
