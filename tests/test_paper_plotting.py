@@ -110,7 +110,7 @@ def test_beside_paper_table_gives_each_entry_its_ratio_to_the_paper_row_it_runs(
     from privcd.plotting.beside_paper import beside_paper_table
     table = beside_paper_table(BESIDE_BEST, BESIDE_VALUES, {"dp-cd": "dp-cd", "dp-cd-cyclic": "dp-cd", "dp-sgd": "dp-sgd"},
                                legend={"dp-cd": "DP-CD", "dp-cd-cyclic": "cyclic"})
-    assert list(table.columns) == ["problem", "passes", "paper DP-CD", "paper dp-sgd", "DP-CD", "DP-CD / paper",
+    assert list(table.columns) == ["problem", "passes", "paper DP-CD", "paper DP-SGD", "DP-CD", "DP-CD / paper",
                                    "cyclic", "cyclic / paper"]  # dp-sgd has no result: no column
     rows = table.set_index(["problem", "passes"])
     assert rows.loc[("e", 2), "DP-CD / paper"] == "2" and rows.loc[("e", 5), "DP-CD / paper"] == "0.5"
@@ -125,7 +125,7 @@ def test_beside_paper_figure_draws_a_panel_per_problem_with_the_papers_rows_dash
     axes = [axis for axis in figure.axes if axis.get_visible()]
     assert [axis.get_title() for axis in axes] == ["Electricity", "c"]  # "s" did not run: no panel
     labels = [text.get_text() for text in figure.legends[0].get_texts()]
-    assert labels == ["paper: DP-CD", "paper: dp-sgd", "DP-CD", "dp-cd-cyclic"]
+    assert labels == ["paper: DP-CD", "paper: DP-SGD", "DP-CD", "dp-cd-cyclic"]
     save(figure, tmp_path / "f.pdf", tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 0
 

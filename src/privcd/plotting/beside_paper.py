@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullLocator
 
 from privcd.plotting.draw import LOG_FLOOR, legend_below, plt, set_panel_title
 from privcd.plotting.styles import figure_styles
@@ -30,12 +31,12 @@ def beside_paper_table(best, values, algorithm_of, legend=None):
     algorithm_of : dict
         Our entry -> the registered algorithm it runs (its row of the paper).
     legend : dict, optional
-        Entry or paper algorithm -> display name.
+        Entry -> display name (the paper's rows are named by their algorithm, ``"paper DP-CD"``).
 
     Returns
     -------
     pandas.DataFrame
-        Columns problem, passes, ``paper <name>`` for each paper algorithm, then for each entry
+        Columns problem, passes, ``paper <ALGORITHM>`` for each paper algorithm, then for each entry
         ``<name>`` (mean ± std) and ``<name> / paper`` (the ratio, 3 significant digits; undefined where the paper printed 0).
     """
     name = (legend or {}).get
@@ -47,7 +48,7 @@ def beside_paper_table(best, values, algorithm_of, legend=None):
         for index, passes in enumerate(values["columns"]):
             row = {"problem": problem, "passes": passes}
             for algorithm, column in cells.items():
-                row[f"paper {name(algorithm, algorithm)}"] = _cell(*column[index])
+                row[f"paper {algorithm.upper()}"] = _cell(*column[index])
             for entry in entries:
                 mean, std = ours.get((problem, entry, float(passes)), (math.nan, math.nan))
                 paper = cells.get(algorithm_of[entry], [[math.nan, 0.0]] * len(values["columns"]))[index][0]
@@ -78,7 +79,7 @@ def beside_paper_figure(best, values, *, legend=None, titles=None, title=None):
             means, spreads = np.array(cells, dtype=float).T
             axis.errorbar(values["columns"], np.maximum(means, LOG_FLOOR), yerr=spreads, color=paper_colour[algorithm],
                           linestyle="--", marker=paper_marker[algorithm], markerfacecolor="none", markersize=5, capsize=2,
-                          label=f"paper: {name(algorithm, algorithm)}")
+                          label=f"paper: {algorithm.upper()}")
         for entry, group in best[best["problem"] == problem].groupby("algorithm", sort=True):
             group = group.sort_values("param_passes")
             axis.errorbar(group["param_passes"], np.maximum(group["mean"], LOG_FLOOR), yerr=group["std"],
@@ -86,6 +87,7 @@ def beside_paper_figure(best, values, *, legend=None, titles=None, title=None):
         axis.set_xscale("log")
         axis.set_yscale("log")
         axis.set_xticks(values["columns"], [str(passes) for passes in values["columns"]])
+        axis.xaxis.set_minor_locator(NullLocator())  # the log axis's minor labels overlap the passes
         axis.set_xlabel("passes on the data")
         axis.set_ylabel("relative error (F - F*) / F*")
         set_panel_title(axis, (titles or {}).get(problem, problem))
