@@ -61,7 +61,13 @@ def test_a_group_split_by_the_memory_bound_gives_the_same_runs(monkeypatch, stor
     runs = grid_of_runs([2])
     whole = list(privcd.fit_many(problem, "dp-sgd", runs))
     calls = []
-    monkeypatch.setattr(dp_sgd, "dp_sgd_many", lambda *args: calls.append(len(args[-1])) or dp_sgd_many(*args))
+    launch = dp_sgd.launch
+
+    def counting_launch(kernel, *args):
+        if kernel is dp_sgd_many:
+            calls.append(len(args[-1]))  # the runs of the call: rows of W0
+        return launch(kernel, *args)
+    monkeypatch.setattr(dp_sgd, "launch", counting_launch)
     # 3 checkpoints (2 passes) and w a run, and on dense X the gradient
     per_run = 8 * problem.n_features * (3 + (1 if problem.is_sparse else 2))
     monkeypatch.setattr(dp_sgd, "MAX_GROUP_BYTES", 2 * per_run)  # two runs per kernel call

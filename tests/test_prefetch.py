@@ -6,7 +6,7 @@ from numba import njit
 from numba.core.errors import TypingError
 
 from conftest import fresh_assembly, make_problem
-from privcd.kernels.dp_cd import dp_cd
+from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
 from privcd.kernels.layout import column_arrays
 from privcd.kernels.prefetch import prefetch
 
@@ -51,5 +51,5 @@ def test_dp_cd_requests_the_columns_ahead_on_sparse_x():
     parameters = np.full(p, 0.1)
     assembly = fresh_assembly(dp_cd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                               problem.lam, parameters, parameters, parameters, 10, 0, np.array([0, 10]),
-                              np.random.default_rng(0), np.zeros(p))
+                              np.random.default_rng(0), np.zeros(p), ORDER_UNIFORM)
     assert sum(line.strip().startswith("prefetch") for line in assembly.splitlines()) >= 7  # column + parameters

@@ -7,7 +7,7 @@ from privcd.plotting.paper_tables import privacy_label
 
 
 def legend_names(paper):
-    """Entry -> legend name for the convergence figures (rule figure): the names of the paper's own
+    """Entry -> legend name for the convergence figures (the figure rule): the names of the paper's own
     figures; with a paper-level ``legend`` (dp-scd), that legend and the upper-case entry otherwise,
     as dp-scd's Figures 1-2 name them (privcd.plotting.draw_utility.display_name)."""
     block = config["papers"][paper]
