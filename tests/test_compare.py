@@ -60,9 +60,11 @@ def test_the_committed_comparison_gives_the_counts_of_issue_20():
 def test_the_reasons_of_the_committed_values_files_show_their_checks():
     values = load_values(VALUES / "dp-gcd.yaml")
     square = reason_for(values["reasons"], {"problem": "square", "algorithm": "dp-sgd", "quantity": "incorrect"})
-    assert "another draw" in square and square.endswith("test_sparse_lasso_w_zero_has_the_papers_relative_error)")
+    assert "another draw" in square and square.endswith("test_w_zero_has_the_papers_relative_error)")
     dorothea = reason_for(values["reasons"], {"problem": "dorothea", "algorithm": "dp-gcd"})
-    assert dorothea.startswith(f"{UNEXPLAINED} (unchecked: runs on the 350-row")
+    assert dorothea.startswith("runs on the 350-row") and dorothea.endswith("(checked by config/README.md"
+                                                                         "#regularisation-strengths-dp-cd-and-dp-gcd"
+                                                                         " (the dorothea scan))")
 
 
 @pytest.mark.parametrize("name", sorted(path.name for path in VALUES.glob("*.yaml")))
