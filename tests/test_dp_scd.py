@@ -385,6 +385,58 @@ def test_unnormalised_rows_are_refused_naming_the_norm_and_the_fix():
             privcd.fit(bad, name, epsilon=1.0, delta=1e-5, passes=1, step=1.0, clip=1.0)
 
 
+# -- rows bounded by R: the problem on x / R with lam / R^2 -------------------------------------
+
+def bounded_problem(loss, bound, *, sparse=False, **kwargs):
+    """``unit_problem``'s records times ``bound`` (rows of norm <= bound) and ``lam``; its scaled twin."""
+    unit = unit_problem(loss, sparse=sparse)
+    lam = 0.02
+    big = privcd.Problem(unit.X * bound, unit.y, loss, "l2", lam, **kwargs)
+    small = privcd.Problem(unit.X, unit.y, loss, "l2", lam / bound**2)
+    return big, small
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_row_bound_runs_the_rescaled_problem_and_maps_theta_back(name, loss, sparse):
+    """Option row_norm_bound = R: the run on (X, lam) is the run on (X / R, lam / R^2), theta / R,
+    draw for draw; the objectives agree, F(theta) = F'(R theta)."""
+    big, small = bounded_problem(loss, 7.5, sparse=sparse)
+    fit = dict(epsilon=1.0, delta=1e-5, passes=3, step=1.0, clip=0.05, batch_size=10, seed=3)
+    on_big = privcd.fit(big, name, row_norm_bound=7.5, **fit)
+    on_small = privcd.fit(small, name, **fit)
+    np.testing.assert_allclose(on_big.w * 7.5, on_small.w, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(on_big.history["objective"], on_small.history["objective"], rtol=1e-9)
+    assert (on_big.noise_multiplier, on_big.epsilon) == (on_small.noise_multiplier, on_small.epsilon)
+
+
+def test_a_row_bound_reaches_the_optimum_of_the_given_problem():
+    """Without noise, DP-SCD on rows of norm up to 7.5 converges to the given problem's optimum."""
+    big, _ = bounded_problem("logistic", 7.5)
+    run = privcd.fit(big, "dp-scd", epsilon=INF, passes=60, step=1.0, clip=INF, batch_size=1, row_norm_bound=7.5)
+    f_star = privcd.solve_nonprivate(big).f_star
+    assert (big.objective(run.w) - f_star) / f_star < 1e-6
+
+
+def test_the_problems_row_bound_is_dp_scds_default():
+    big, _ = bounded_problem("squared", 7.5, row_norm_bound=7.5)
+    fit = dict(epsilon=1.0, delta=1e-5, passes=2, step=1.0, clip=0.05, batch_size=10, seed=1)
+    np.testing.assert_array_equal(privcd.fit(big, "dp-scd", **fit).w,
+                                  privcd.fit(big, "dp-scd", row_norm_bound=7.5, **fit).w)
+
+
+@pytest.mark.parametrize("bound,match", [
+    (None, r"row of L2 norm 7\.5\d* \(row \d+\).*norm <= 1\.0 \(row_norm_bound"),
+    (7.0, r"row of L2 norm 7\.5\d* \(row \d+\).*norm <= 7\.0 \(row_norm_bound"),
+    (-1.0, r"row_norm_bound=-1\.0"),
+])
+def test_rows_above_the_bound_or_a_bad_bound_are_refused(bound, match):
+    big, _ = bounded_problem("logistic", 7.5)
+    with pytest.raises(ValueError, match=match):
+        privcd.fit(big, "dp-scd", epsilon=1.0, delta=1e-5, passes=1, step=1.0, clip=1.0, row_norm_bound=bound)
+
+
 @pytest.mark.parametrize("penalty,lam", [("l1", 0.1), (None, 0.0), ("l2", 0.0)])
 def test_penalty_other_than_l2_with_positive_lam_is_refused(penalty, lam):
     problem = unit_problem("logistic")

@@ -46,12 +46,13 @@ def fit_many(problem, algorithm, runs, *, calibrations=None, lockstep=True):
         planned.append((seed, *prepare(problem, algorithm, calibrations=calibrations, **arguments)))
     groups = {}
     for index, (seed, module, _, _, plan) in enumerate(planned):
-        key = (seed, module.batch_key(plan)) if lockstep and hasattr(module, "run_many") else ("alone", index)
-        groups.setdefault(key, []).append(index)
+        if lockstep and hasattr(module, "run_many"):
+            key, size = (seed, module.batch_key(plan)), module.group_size(problem, plan)
+        else:
+            key, size = ("alone", index), 1
+        groups.setdefault(key, (size, []))[1].append(index)
     piece_of = {}
-    for members in groups.values():
-        seed, module, _, _, plan = planned[members[0]]
-        size = module.group_size(problem, plan) if lockstep and hasattr(module, "run_many") else 1
+    for size, members in groups.values():
         for start in range(0, len(members), size):
             piece = members[start:start + size]
             piece_of.update((index, piece) for index in piece)

@@ -51,8 +51,17 @@ sequence of states, not only for theta.
     **not a proven guarantee** for this mechanism (an independent computation found the true
     epsilon up to 9.2x the target); kept, by name, for the reproduction of dp-scd only.
 
-Rows must satisfy ``||x_i|| <= 1`` (dp-scd Section 2.1, used by Lemma 1): checked, with a
-tolerance of 1e-12 for the rounding of rows scaled to unit norm.
+Rows. Lemma 1 needs ``||x_i|| <= 1`` (dp-scd Section 2.1). For rows bounded by a public R instead
+(option ``row_norm_bound``, else the problem's own ``row_norm_bound``, else 1), the kernel solves
+the same problem on ``x'_i = x_i / R`` with ``lam' = lam / R^2`` and returns ``theta = theta' / R``:
+every margin is unchanged (``<x'_i, R theta> = <x_i, theta>``) and ``(lam' / 2) ||R theta||^2 =
+(lam / 2) ||theta||^2``, so ``F'(R theta) = F(theta)`` term for term, whatever the loss, and the
+objective, its optimum and the relative errors are those of the given problem. The privacy is that
+of DP-SCD on the rows ``x'_i``, of norm <= 1, since neighbouring datasets stay neighbours after a
+division by a constant; R must not depend on the data (a bound of the features' domain: dp-cd's
+Electricity has 7 features in [0, 1] and the day in 1..7, so R = sqrt(56)). dp-cd Figures 1-2 draw
+DP-SCD on Electricity without saying how its rows were bounded. Every row is checked against R,
+with a relative tolerance of 1e-12 for the rounding of rows scaled to norm R.
 
 Options
 -------
@@ -69,6 +78,9 @@ noise : {None, "all-duals", "batch-duals"}
 accountant : {None, "pld", "rdp", "exact", "paper"}
     ``None`` (default): ``"pld"`` for ``noise="all-duals"``, ``"exact"`` for ``"batch-duals"``.
     ``"pld"`` and ``"rdp"`` need ``"all-duals"``; ``"exact"`` and ``"paper"`` need ``"batch-duals"``.
+row_norm_bound : float or None
+    A public bound R on the rows' L2 norms (see Rows); ``None`` (default): the problem's
+    ``row_norm_bound``, else 1.
 checkpoints : int or None
     Number of evenly spaced checkpoints in the history (default: one per pass).
 """
@@ -85,10 +97,11 @@ from privcd.kernels.dp_scd import dp_scd
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.spectral import row_sq_norms
 from privcd.kernels.streams import check_span
-from privcd.validation import check_choice, check_number, check_positive_int
+from privcd.validation import check_choice, check_number, check_positive, check_positive_int, read_only
 
 NAME = "dp-scd"
-OPTIONS = {"batch_size": 100, "box": 1e-4, "noise": None, "accountant": None, "checkpoints": None}
+OPTIONS = {"batch_size": 100, "box": 1e-4, "noise": None, "accountant": None, "row_norm_bound": None,
+           "checkpoints": None}
 SMOOTHNESS_FROM_PROBLEM = None  # the dual method steps with the row norm bound 1, not M or beta
 LOSSES = ("squared", "logistic", "hinge")
 SAMPLING = "without-replacement"
@@ -119,7 +132,8 @@ def run(problem, plan, seed):
 
 def dual_plan(problem, settings, options, *, sensitivity, sequential):
     """The plan shared by DP-SCD and SEQDP-SCD; they differ by ``sensitivity`` and ``sequential``."""
-    check_dual_problem(problem)
+    bound = row_norm_bound_of(problem, options)
+    check_dual_problem(problem, bound)
     batch_size = batch_size_of(problem, options)
     box = check_number("box", options["box"], low=0.0, high=0.5)
     noise, accountant = noise_and_accountant(options)
@@ -140,7 +154,7 @@ def dual_plan(problem, settings, options, *, sensitivity, sequential):
         calibration=calibration,
         kernel=dict(clip=settings.clip, noise_std=noise_std, batch_size=batch_size,
                     subproblem_scale=1.0 if sequential else float(batch_size),
-                    sequential=sequential, box=box,
+                    sequential=sequential, box=box, row_scale=1.0 / bound,
                     hidden_batch=noise == "all-duals" and settings.private),
         info={"noise_std": noise_std, "sensitivity": release_sensitivity, "sampling": SAMPLING, "noise": noise},
     )
@@ -153,14 +167,32 @@ def run_dual(problem, plan, seed):
 
 
 def run_kernel(problem, plan, seed):
-    """The kernel's full output ``(theta, snapshots, alpha, v)``, on the stream :func:`kernel_key` ``(seed)``."""
+    """The kernel's full output ``(theta, snapshots, alpha, v)``, on the stream :func:`kernel_key` ``(seed)``,
+    for the rows divided by R (module docstring, Rows), ``theta`` and its snapshots mapped back."""
     k = plan.kernel
+    scale = k["row_scale"]
     check_span("n_samples", problem.n_samples)
+    rows = scaled_rows(row_arrays(problem), scale)
     numba.get_num_threads()  # starts numba's threading layer, which the kernel's wide normal fills need
-    return launch(dp_scd, *row_arrays(problem), problem.n_features, problem.y,
-                  launch(row_sq_norms, *row_arrays(problem), problem.n_samples), problem.loss.code,
-                  problem.lam, k["clip"], k["noise_std"], k["batch_size"], k["subproblem_scale"],
-                  k["sequential"], k["box"], k["hidden_batch"], plan.n_iterations, plan.checkpoints, kernel_key(seed))
+    theta, snapshots, alpha, v = launch(
+        dp_scd, *rows, problem.n_features, problem.y, launch(row_sq_norms, *rows, problem.n_samples),
+        problem.loss.code, problem.lam * scale**2, k["clip"], k["noise_std"], k["batch_size"],
+        k["subproblem_scale"], k["sequential"], k["box"], k["hidden_batch"], plan.n_iterations, plan.checkpoints,
+        kernel_key(seed))
+    if scale != 1.0:
+        theta, snapshots = theta * scale, snapshots * scale
+    return theta, snapshots, alpha, v
+
+
+def scaled_rows(rows, scale):
+    """The row arrays of :func:`privcd.kernels.layout.row_arrays` with every value times ``scale``
+    (the same arrays when ``scale`` is 1)."""
+    if scale == 1.0:
+        return rows
+    is_sparse, dense, data, indices, indptr = rows
+    if is_sparse:
+        return is_sparse, dense, read_only(data * scale), indices, indptr
+    return is_sparse, read_only(dense * scale), data, indices, indptr
 
 
 def noise_and_accountant(options):
@@ -188,8 +220,16 @@ def mechanism(noise, accountant, steps, batch_size, n):
     return privacy.SubsampledGaussian(steps, batch_size, n, SAMPLING)
 
 
-def check_dual_problem(problem):
-    """The loss has a dual update, the penalty is L2 with ``lam > 0`` and rows have norm <= 1."""
+def row_norm_bound_of(problem, options):
+    """R: option ``row_norm_bound``, else the problem's ``row_norm_bound``, else 1 (module docstring, Rows)."""
+    bound = options["row_norm_bound"]
+    if bound is None:
+        return problem.row_norm_bound if problem.row_norm_bound is not None else 1.0
+    return check_positive("row_norm_bound", bound)
+
+
+def check_dual_problem(problem, bound=1.0):
+    """The loss has a dual update, the penalty is L2 with ``lam > 0`` and rows have norm <= ``bound``."""
     if problem.loss.name not in LOSSES:
         raise ValueError(f"loss={problem.loss.name!r} has no dual coordinate update in dp-scd; "
                          f"expected one of {list(LOSSES)}")
@@ -198,12 +238,13 @@ def check_dual_problem(problem):
                          "L2-regularised problem of dp-scd eq. (1) through its dual, which needs "
                          "penalty='l2' and lam > 0")
     largest = float(problem.row_norms.max())
-    if largest > 1.0 + ROW_NORM_TOLERANCE:
+    if largest > bound * (1.0 + ROW_NORM_TOLERANCE):
         row = int(np.argmax(problem.row_norms))
         raise ValueError(f"X has a row of L2 norm {largest:.15g} (row {row}); dp-scd assumes every row has "
-                         "norm <= 1 (dp-scd Section 2.1, used by its sensitivity, Lemma 1). Scale the "
-                         "rows to unit norm first: preprocessing='dp-scd' in privcd.data.load_dataset, "
-                         "or sklearn.preprocessing.normalize(X)")
+                         f"norm <= {bound!r} (row_norm_bound; dp-scd Section 2.1, used by its sensitivity, "
+                         "Lemma 1). Give a public bound on the rows' norms (option row_norm_bound, or "
+                         "Problem(..., row_norm_bound=R)), or scale the rows to unit norm first: "
+                         "preprocessing='dp-scd' in privcd.data.load_dataset, or sklearn.preprocessing.normalize(X)")
 
 
 def batch_size_of(problem, options):
