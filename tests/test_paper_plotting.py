@@ -100,18 +100,20 @@ BESIDE_VALUES = {"paper": "dp-cd", "table": "Table 2", "columns": [2, 5],
                  "cells": {"e": {"dp-cd": [[0.1, 1e-3], [0.02, 1e-3]], "dp-sgd": [[0.4, 1e-2], [0.2, 1e-2]]},
                            "c": {"dp-cd": [[0.05, 1e-3], [0.0, 0.0]], "dp-sgd": [[0.3, 1e-2], [0.1, 1e-2]]},
                            "s": {"dp-cd": [[0.2, 1e-3], [0.4, 0.0]], "dp-sgd": [[0.7, 1e-2], [0.7, 1e-2]]}}}
-BESIDE_BEST = pd.DataFrame({"paper": "dp-cd", "problem": ["e", "e", "e", "c"],
-                            "algorithm": ["dp-cd", "dp-cd", "dp-cd-cyclic", "dp-cd"],
-                            "param_passes": [2.0, 5.0, 2.0, 5.0], "mean": [0.2, 0.01, 0.1, 0.004],
-                            "std": [0.01, 0.001, 0.0, 0.001], "runs": 5})
+BESIDE_BEST = pd.DataFrame({"paper": "dp-cd", "problem": ["e", "e", "e", "c", "e"],
+                            "algorithm": ["dp-cd", "dp-cd", "dp-cd-cyclic", "dp-cd", "dp-scd"],
+                            "param_passes": [2.0, 5.0, 2.0, 5.0, 2.0], "mean": [0.2, 0.01, 0.1, 0.004, 0.3],
+                            "std": [0.01, 0.001, 0.0, 0.001, 0.01], "runs": 5})
 
 
 def test_beside_paper_table_gives_each_entry_its_ratio_to_the_paper_row_it_runs():
     from privcd.plotting.beside_paper import beside_paper_table
-    table = beside_paper_table(BESIDE_BEST, BESIDE_VALUES, {"dp-cd": "dp-cd", "dp-cd-cyclic": "dp-cd", "dp-sgd": "dp-sgd"},
+    table = beside_paper_table(BESIDE_BEST, BESIDE_VALUES, {"dp-cd": "dp-cd", "dp-cd-cyclic": "dp-cd", "dp-sgd": "dp-sgd",
+                                                            "dp-scd": "dp-scd"},
                                legend={"dp-cd": "DP-CD", "dp-cd-cyclic": "cyclic"})
+    # dp-sgd has no result and the paper has no dp-scd row: no column for either
     assert list(table.columns) == ["problem", "passes", "paper DP-CD", "paper DP-SGD", "DP-CD", "DP-CD / paper",
-                                   "cyclic", "cyclic / paper"]  # dp-sgd has no result: no column
+                                   "cyclic", "cyclic / paper"]
     rows = table.set_index(["problem", "passes"])
     assert rows.loc[("e", 2), "DP-CD / paper"] == "2" and rows.loc[("e", 5), "DP-CD / paper"] == "0.5"
     assert rows.loc[("e", 2), "cyclic / paper"] == "1" and rows.loc[("e", 5), "cyclic"] == ""

@@ -29,7 +29,8 @@ def beside_paper_table(best, values, algorithm_of, legend=None):
         A paper values file (``columns``: the passes, ``cells``: problem -> algorithm -> [[mean,
         spread], ...]).
     algorithm_of : dict
-        Our entry -> the registered algorithm it runs (its row of the paper).
+        Our entry -> the registered algorithm it runs (its row of the paper); entries of an
+        algorithm the paper's table does not report (dp-cd Table 2: DP-SCD) are left out.
     legend : dict, optional
         Entry -> display name (the paper's rows are named by their algorithm, ``"paper DP-CD"``).
 
@@ -42,7 +43,9 @@ def beside_paper_table(best, values, algorithm_of, legend=None):
     name = (legend or {}).get
     ours = {(row.problem, row.algorithm, float(row.param_passes)): (row.mean, row.std)
             for row in best.itertuples(index=False)}
-    entries = [entry for entry in algorithm_of if any(key[1] == entry for key in ours)]
+    reported = {algorithm for cells in values["cells"].values() for algorithm in cells}
+    entries = [entry for entry in algorithm_of
+               if algorithm_of[entry] in reported and any(key[1] == entry for key in ours)]
     rows = []
     for problem, cells in values["cells"].items():
         for index, passes in enumerate(values["columns"]):
