@@ -25,7 +25,10 @@ Sensitivity. dp-scd Lemma 1 bounds the change of the release ``[alpha_B; v]`` of
 ``zeta_k x_k`` in ``v`` (``||x_k|| <= 1``), the other updates of the batch not depending on it.
 Under replace-one neighbours the record's update can go from C to -C, so each part changes by up
 to 2C and the sensitivity is ``2 sqrt(2) C`` (attained: flip the label of a record whose update
-is saturated). The noise has standard deviation ``z * 2 sqrt(2) C`` (Algorithm 1's
+is saturated). Replace-one is dp-scd's own relation: its Definition 1 calls two datasets adjacent
+when they "differ only in a single input-label pair", while Lemma 1's ``sqrt(2) C`` is the
+sensitivity of zeroing a record, another relation (the authors' code adds that Lemma's noise, half
+of ours at the same multiplier). The noise has standard deviation ``z * 2 sqrt(2) C`` (Algorithm 1's
 ``N(0, sigma^2 2 C^2)`` with our replace-one sensitivity), z calibrated numerically to
 (epsilon, delta).
 
