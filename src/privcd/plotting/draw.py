@@ -85,7 +85,7 @@ def convergence_figure(curves, *, x="passes", title=None, titles=None):
     for axis in list(axes.flat)[len(panels):]:
         axis.set_visible(False)
     if title:
-        figure.suptitle(title)
+        figure.suptitle(textwrap.fill(title, 45 * columns))  # about 45 characters fit a 4.2-inch panel
     bottom = legend_below(figure, axes.flat)
     figure.tight_layout(rect=(0, bottom, 1, 1))
     return figure
