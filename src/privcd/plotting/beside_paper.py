@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import NullLocator
 
-from privcd.plotting.draw import LOG_FLOOR, legend_below, plt, set_panel_title
+from privcd.plotting.draw import LOG_FLOOR, legend_below, plt, set_figure_title, set_panel_title
 from privcd.plotting.styles import figure_styles
 
 
@@ -97,7 +97,7 @@ def beside_paper_figure(best, values, *, legend=None, titles=None, title=None):
     for axis in list(axes.flat)[len(problems):]:
         axis.set_visible(False)
     if title:
-        figure.suptitle(title)
+        set_figure_title(figure, title, columns)
     bottom = legend_below(figure, axes.flat)  # columns that fit the width (6 overflowed one panel)
     figure.tight_layout(rect=(0, bottom, 1, 1))
     return figure

@@ -17,12 +17,19 @@ from privcd.plotting.styles import figure_styles, group_styles  # noqa: E402
 LOG_FLOOR = 1e-10
 GROUP_PART = re.compile(r"[A-Za-z_]+=\S+")  # "epsilon=0.1" at the end of a label: a curve's group
 PANEL_TITLE_WIDTH = 40  # characters of a panel title's line: longer titles wrap inside the panel
+FIGURE_TITLE_WIDTH = 45  # characters of a figure title's line per column of 4.2-inch panels
 
 
 def set_panel_title(axis, text, **options):
     """``axis.set_title(text)`` wrapped at :data:`PANEL_TITLE_WIDTH` characters (a substituted
     dataset's label, "dorothea [dorothea-valid instead of dorothea]", overran its neighbour)."""
     axis.set_title(textwrap.fill(text, PANEL_TITLE_WIDTH), **options)
+
+
+def set_figure_title(figure, text, columns):
+    """``figure.suptitle(text)`` wrapped at :data:`FIGURE_TITLE_WIDTH` characters a column of
+    panels (4.2 inches each): a long title no longer runs off the figure's edges."""
+    figure.suptitle(textwrap.fill(text, FIGURE_TITLE_WIDTH * columns))
 
 
 def convergence_figure(curves, *, x="passes", title=None, titles=None):
@@ -85,7 +92,7 @@ def convergence_figure(curves, *, x="passes", title=None, titles=None):
     for axis in list(axes.flat)[len(panels):]:
         axis.set_visible(False)
     if title:
-        figure.suptitle(textwrap.fill(title, 45 * columns))  # about 45 characters fit a 4.2-inch panel
+        set_figure_title(figure, title, columns)
     bottom = legend_below(figure, axes.flat)
     figure.tight_layout(rect=(0, bottom, 1, 1))
     return figure

@@ -6,7 +6,7 @@ what it lacks.
 """
 import numpy as np
 
-from privcd.plotting.draw import legend_below, plt, set_panel_title
+from privcd.plotting.draw import legend_below, plt, set_figure_title, set_panel_title
 from privcd.plotting.styles import STYLES, figure_styles
 
 METRIC_LABELS = {"accuracy": "test accuracy", "mse": "test MSE"}
@@ -113,7 +113,7 @@ def _panels(keys, titles, missing, title, *, width=4.2, max_columns=3):
         figure.text(0.01, 0.005, "Not shown (dataset not available here): " + ", ".join(missing),
                     fontsize="small", color="darkred", va="bottom")
     if title:
-        figure.suptitle(title)
+        set_figure_title(figure, title, columns)
     return figure, axes[:len(keys)]
 
 

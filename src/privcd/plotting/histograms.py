@@ -1,7 +1,6 @@
 """dp-gcd Figure 2: histograms of ``|w*_j|`` with the alpha of (alpha, 5)-quasi-sparsity."""
-import textwrap
 
-from privcd.plotting.draw import plt, set_panel_title
+from privcd.plotting.draw import plt, set_figure_title, set_panel_title
 
 ALPHA_COLOR = "purple"  # dp-gcd Figure 2: "Purple line indicates the alpha ..."
 BAR_COLOR = "#7f7f7f"  # grey: no algorithm (blue is DP-CD's in every other figure, privcd.plotting.styles)
@@ -38,6 +37,6 @@ def histogram_figure(histograms, *, titles=None, title=None):
     for axis in list(axes.flat)[len(problems):]:
         axis.set_visible(False)
     if title:
-        figure.suptitle(textwrap.fill(title, 45 * columns))
+        set_figure_title(figure, title, columns)
     figure.tight_layout()
     return figure
