@@ -157,18 +157,64 @@ def test_theta_minimises_privcds_ridge_objective_and_the_authors_scaling():
     assert np.linalg.norm(gradient) < 1e-8
 
 
+@pytest.mark.parametrize("update_from", ["noisy", "projected"])
 @pytest.mark.parametrize("noise", ["all-duals", "batch-duals"])
 @pytest.mark.parametrize("name", ["dp-scd", "seqdp-scd"])
 @pytest.mark.parametrize("loss", LOSSES)
-def test_numpy_reference_replays_the_kernels_path(name, loss, noise):
+def test_numpy_reference_replays_the_kernels_path(name, loss, noise, update_from):
     """The numpy loop draws the kernel's batches and noise from the numpy twins of its stream, so a
     private run agrees with the kernel to rounding (and a run with another seed does not)."""
     problem = unit_problem(loss, n=60)
-    plan = plan_of(name, problem, epsilon=1.0, passes=5, clip=0.5, batch_size=7, noise=noise)
+    plan = plan_of(name, problem, epsilon=1.0, passes=5, clip=0.5, batch_size=7, noise=noise,
+                   update_from=update_from)
     assert plan.kernel["noise_std"] > 0.1
     theta, _, _, _ = dp_scd.run_kernel(problem, plan, seed=3)
     np.testing.assert_allclose(numpy_dp_scd.run(problem, plan, seed=3), theta, rtol=1e-9, atol=1e-12)
     assert np.abs(numpy_dp_scd.run(problem, plan, seed=4) - theta).max() > 1e-3
+
+
+@pytest.mark.parametrize("loss, alpha, y, domain", [("hinge", 1.7, 1.0, (0.0, 1.0)), ("hinge", 0.4, -1.0, (0.0, 1.0)),
+                                                    ("logistic", -0.3, 1.0, (1e-4, 1 - 1e-4)),
+                                                    ("logistic", -1.6, -1.0, (1e-4, 1 - 1e-4))])
+def test_an_update_from_the_projection_keeps_the_noise_of_the_dual(loss, alpha, y, domain):
+    """dp-scd's code (``alpha_n = _enforce_alpha(alpha_n)``, then the subproblem from there) against
+    privcd's default, for a dual that noise has pushed out of the conjugate's domain: from the
+    projection, ``alpha + zeta`` is the authors' new value (the projected start plus its step), so
+    it keeps the noise, ``alpha - projection``; from the noisy value, ``alpha + zeta`` lies in the
+    domain. Without a bound on zeta, both solve eq. (7) from their starts."""
+    problem = unit_problem(loss, n=1, p=3)
+    v, lam_n, scale = np.array([0.3, -0.2, 0.5]), 0.7, 1.0
+    z = float(problem.X[0] @ v) / lam_n
+    q = scale * float(problem.row_norms[0] ** 2) / lam_n
+    projection = y * min(domain[1], max(domain[0], y * alpha))
+    zetas = {}
+    for from_projected in (False, True):
+        state_alpha, state_v = np.array([alpha]), v.copy()
+        batch_update(*row_arrays(problem), np.array([y]), problem.row_norms**2, problem.loss.code, lam_n, scale, INF,
+                     1e-4, from_projected, False, np.array([0]), 1, state_alpha, state_v, zetas.setdefault(from_projected,
+                                                                                                          np.empty(1)))
+        np.testing.assert_allclose(state_v, v + zetas[from_projected][0] * problem.X[0], rtol=1e-12)
+    assert domain[0] <= y * (alpha + zetas[False][0]) <= domain[1]
+    expected = dual_coordinate_update(problem.loss.code, projection, y, z, q, 1e-4)
+    assert zetas[True][0] == pytest.approx(expected, rel=1e-12)
+    noise_kept = (alpha + zetas[True][0]) - (projection + expected)
+    assert noise_kept == pytest.approx(alpha - projection, rel=1e-12) and abs(noise_kept) > 0.1
+
+
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+def test_without_noise_both_update_rules_are_the_same_run(loss):
+    """Without noise every dual stays in its domain, where the projection changes nothing. (The
+    logistic duals start at 0, outside [box, 1 - box], so there the first updates differ.)"""
+    problem = unit_problem(loss, n=80)
+    runs = [privcd.fit(problem, "dp-scd", epsilon=INF, passes=3, step=1.0, clip=0.4, seed=2, batch_size=8,
+                       update_from=rule) for rule in ("noisy", "projected")]
+    np.testing.assert_array_equal(runs[0].w, runs[1].w)
+
+
+def test_update_from_is_checked():
+    with pytest.raises(ValueError, match="update_from.*'noisy'"):
+        privcd.fit(unit_problem("hinge"), "dp-scd", epsilon=1.0, delta=1e-5, passes=1, step=1.0, clip=0.4,
+                   update_from="clipped")
 
 
 # -- privacy -----------------------------------------------------------------------------------
@@ -178,7 +224,7 @@ def release(problem, batch, alpha, v, clip, lam_n, sequential, batch_size):
     alpha, v = alpha.copy(), v.copy()
     scale = 1.0 if sequential else float(batch_size)
     batch_update(*row_arrays(problem), problem.y, problem.row_norms**2, problem.loss.code, lam_n, scale, clip,
-                 1e-4, sequential, batch, len(batch), alpha, v, np.empty(len(batch)))
+                 1e-4, False, sequential, batch, len(batch), alpha, v, np.empty(len(batch)))
     return np.concatenate([alpha[batch], v])
 
 
@@ -239,7 +285,7 @@ def test_noise_is_added_to_alpha_on_the_batch_and_to_every_entry_of_v():
         for seed in range(200):
             _, _, alpha, v = dp_scd_kernel(*row_arrays(problem), problem.n_features, problem.y, problem.row_norms**2,
                                            problem.loss.code, problem.lam, 0.0, std, L, 1.0, sequential, 1e-4,
-                                           False, 1, np.array([0, 1]), kernel_key(seed))
+                                           False, False, 1, np.array([0, 1]), kernel_key(seed))
             assert np.count_nonzero(alpha) == L
             alpha_draws.append(alpha[alpha != 0])
             v_draws.append(v)
@@ -258,8 +304,8 @@ def test_noise_on_every_dual_is_every_steps_normal_lazily(iterations):
     alphas, vs = [], []
     for seed in range(400):
         _, _, alpha, v = dp_scd_kernel(*row_arrays(problem), problem.n_features, problem.y, problem.row_norms**2,
-                                       problem.loss.code, problem.lam, 0.0, std, L, 1.0, False, 1e-4, True,
-                                       iterations, np.array([0, iterations]), kernel_key(seed))
+                                       problem.loss.code, problem.lam, 0.0, std, L, 1.0, False, 1e-4, False,
+                                       True, iterations, np.array([0, iterations]), kernel_key(seed))
         alphas.append(alpha)
         vs.append(v)
     alphas, vs = np.array(alphas), np.array(vs)
@@ -285,7 +331,7 @@ def test_wide_noise_is_the_streams_normals_on_any_number_of_threads():
             numba.set_num_threads(count)
             _, _, alpha, v = dp_scd_kernel(*row_arrays(problem), problem.n_features, problem.y,
                                            problem.row_norms**2, problem.loss.code, problem.lam, 0.0, std, L, 1.0,
-                                           False, 1e-4, False, 1, np.array([0, 1]), key)
+                                           False, 1e-4, False, False, 1, np.array([0, 1]), key)
             np.testing.assert_array_equal(v, std * expected[L:])
             np.testing.assert_array_equal(alpha[batch], std * expected[:L])
     finally:

@@ -41,7 +41,8 @@ def run(problem, plan, seed, draws=StreamDraws):
         for b, j in enumerate(batch):
             z = X[j] @ v / lam_n
             q = k["subproblem_scale"] * sq_norms[j] / lam_n
-            zeta = _update(problem.loss.name, alpha[j], y[j], z, q, k["box"])
+            start = _projected(problem.loss.name, alpha[j], y[j], k["box"]) if k["from_projected"] else alpha[j]
+            zeta = _update(problem.loss.name, start, y[j], z, q, k["box"])
             zetas[b] = min(clip, max(-clip, zeta))
             if k["sequential"]:
                 alpha[j] += zetas[b]
@@ -54,6 +55,15 @@ def run(problem, plan, seed, draws=StreamDraws):
         alpha[batch] += k["noise_std"] * noise[:L]
         v += k["noise_std"] * noise[L:]
     return v / lam_n
+
+
+def _projected(loss, alpha, y, box):
+    """``alpha`` projected onto the conjugate's domain (``update_from="projected"``)."""
+    if loss == "hinge":
+        return y * min(1.0, max(0.0, y * alpha))
+    if loss == "logistic":
+        return y * min(1.0 - box, max(box, y * alpha))
+    return alpha
 
 
 def _update(loss, alpha, y, z, q, box):

@@ -15,6 +15,17 @@ logistic loss: :func:`privcd.kernels.dp_scd.dual_coordinate_update`), scaled to 
 with C = ``clip``, and Gaussian noise on ``alpha_B`` and on ``v`` after each mini-batch. ``step``
 is not used: DP-SCD has no step size (dp-scd Section 1). One pass is N / L mini-batches.
 
+Updates (option ``update_from``). Noise can push ``alpha_j`` out of the conjugate's domain (``y_j
+alpha_j`` in [0, 1] for the hinge loss, [box, 1 - box] for the logistic loss), where eq. (7) is
+infinite. privcd solves the subproblem from the noisy ``alpha_j`` itself (``"noisy"``): the update
+``zeta_j = y_j t - alpha_j`` lands ``alpha_j + zeta_j`` back in the domain, erasing the noise the
+record's dual carried, as far as the scaling to C lets it. The authors' code (``_delta_alpha`` of
+``standaloneSVM.py`` and ``standaloneLR.py``: ``alpha_n = _enforce_alpha(alpha_n)`` first) solves it
+from the projection of ``alpha_j`` onto the domain and adds that update to the noisy ``alpha_j``
+(``"projected"``), so the noise stays. The squared loss has no domain: both are the same run. The
+privacy is the same either way: the update is scaled to ``|zeta_j| <= C`` in both, which is all
+Lemma 1 uses.
+
 Sampling. Algorithm 1 line 5 draws "a mini-batch of L examples" at random each iteration; the
 kernel draws L distinct records uniformly, independently at every iteration. (The authors' code
 instead shuffles once per epoch and cuts disjoint lots, a scheme its moments accountant does not
@@ -74,6 +85,9 @@ box : float
     In (0, 0.5): the logistic Newton step keeps ``y_i alpha_i`` in [box, 1 - box] (default 1e-4,
     the authors' value). The dual optimum is reached only if every record's
     ``1 / (1 + exp(y_i <x_i, theta*>))`` is at least ``box``. Unused by the other losses.
+update_from : {"noisy", "projected"}
+    Where a record's update starts (see Updates): ``"noisy"`` (default), its noisy dual variable;
+    ``"projected"``, that variable projected onto the conjugate's domain (dp-scd's code).
 noise : {None, "all-duals", "batch-duals"}
     Where the dual noise goes (see Privacy); ``None`` (default): ``"batch-duals"`` for the
     accountants that read it (``"exact"``, ``"paper"``), ``"all-duals"`` otherwise. Without
@@ -103,13 +117,14 @@ from privcd.kernels.streams import check_span
 from privcd.validation import check_choice, check_number, check_positive, check_positive_int, read_only
 
 NAME = "dp-scd"
-OPTIONS = {"batch_size": 100, "box": 1e-4, "noise": None, "accountant": None, "row_norm_bound": None,
-           "checkpoints": None}
+OPTIONS = {"batch_size": 100, "box": 1e-4, "update_from": "noisy", "noise": None, "accountant": None,
+           "row_norm_bound": None, "checkpoints": None}
 SMOOTHNESS_FROM_PROBLEM = None  # the dual method steps with the row norm bound 1, not M or beta
 LOSSES = ("squared", "logistic", "hinge")
 SAMPLING = "without-replacement"
 # The accountants of each noise placement, the default first.
 ACCOUNTANTS = {"all-duals": ("pld", "rdp"), "batch-duals": ("exact", "paper")}
+UPDATE_FROM = ("noisy", "projected")
 ROW_NORM_TOLERANCE = 1e-12
 
 
@@ -139,6 +154,7 @@ def dual_plan(problem, settings, options, *, sensitivity, sequential):
     check_dual_problem(problem, bound)
     batch_size = batch_size_of(problem, options)
     box = check_number("box", options["box"], low=0.0, high=0.5)
+    update_from = check_choice("update_from", options["update_from"], UPDATE_FROM)
     noise, accountant = noise_and_accountant(options)
     per_pass = problem.n_samples / batch_size
     n_iterations = iterations_for(settings.passes, per_pass)
@@ -157,7 +173,7 @@ def dual_plan(problem, settings, options, *, sensitivity, sequential):
         calibration=calibration,
         kernel=dict(clip=settings.clip, noise_std=noise_std, batch_size=batch_size,
                     subproblem_scale=1.0 if sequential else float(batch_size),
-                    sequential=sequential, box=box, row_scale=1.0 / bound,
+                    sequential=sequential, box=box, from_projected=update_from == "projected", row_scale=1.0 / bound,
                     hidden_batch=noise == "all-duals" and settings.private),
         info={"noise_std": noise_std, "sensitivity": release_sensitivity, "sampling": SAMPLING, "noise": noise},
     )
@@ -180,7 +196,8 @@ def run_kernel(problem, plan, seed):
     theta, snapshots, alpha, v = launch(
         dp_scd, *rows, problem.n_features, problem.y, launch(row_sq_norms, *rows, problem.n_samples),
         problem.loss.code, problem.lam * scale**2, k["clip"], k["noise_std"], k["batch_size"],
-        k["subproblem_scale"], k["sequential"], k["box"], k["hidden_batch"], plan.n_iterations, plan.checkpoints,
+        k["subproblem_scale"], k["sequential"], k["box"], k["from_projected"], k["hidden_batch"], plan.n_iterations,
+        plan.checkpoints,
         kernel_key(seed))
     if scale != 1.0:
         theta, snapshots = theta * scale, snapshots * scale

@@ -99,21 +99,38 @@ def dual_coordinate_update(loss_code, alpha_j, y_j, z_j, q_j, box):
 
 
 @njit(cache=True)
+def projected_dual(loss_code, alpha_j, y_j, box):
+    """``alpha_j`` projected onto the conjugate's domain: ``y_j t`` with ``t = y_j alpha_j`` clipped
+    to [0, 1] (hinge) or [box, 1 - box] (logistic); ``alpha_j`` itself for the squared loss, whose
+    conjugate is finite everywhere. The authors' ``_enforce_alpha`` (dp-scd code,
+    ``standaloneSVM.py`` and ``standaloneLR.py``)."""
+    if loss_code == hinge.CODE:
+        return y_j * min(1.0, max(0.0, y_j * alpha_j))
+    if loss_code == logistic.CODE:
+        return y_j * min(1.0 - box, max(box, y_j * alpha_j))
+    return alpha_j
+
+
+@njit(cache=True)
 def scaled_update(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, loss_code, lam_n,
-                  subproblem_scale, clip, box, j, alpha_j, v):
+                  subproblem_scale, clip, box, from_projected, j, alpha_j, v):
     """``zeta_j`` for record j against the shared vector ``v``, scaled to ``[-clip, clip]``.
 
-    ``zeta_j / max(1, |zeta_j| / C)`` of Algorithm 1 line 8 is the clipping of a scalar.
+    ``zeta_j / max(1, |zeta_j| / C)`` of Algorithm 1 line 8 is the clipping of a scalar. With
+    ``from_projected`` the subproblem is solved from :func:`projected_dual` of ``alpha_j`` (the
+    authors' code), so ``alpha_j + zeta_j`` keeps the noise ``alpha_j`` carries; without it, from
+    ``alpha_j`` itself, so the update lands ``alpha_j + zeta_j`` in the domain (privcd's default).
     """
     z_j = fast_row_dot(is_sparse, Xc, data, indices, indptr, j, v) / lam_n
     q_j = subproblem_scale * row_sq_norms[j] / lam_n
-    zeta = dual_coordinate_update(loss_code, alpha_j, y[j], z_j, q_j, box)
+    start = projected_dual(loss_code, alpha_j, y[j], box) if from_projected else alpha_j
+    zeta = dual_coordinate_update(loss_code, start, y[j], z_j, q_j, box)
     return clip_scalar(zeta, clip)
 
 
 @njit(cache=True)
 def batch_update(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, loss_code, lam_n,
-                 subproblem_scale, clip, box, sequential, batch, count, alpha, v, zetas):
+                 subproblem_scale, clip, box, from_projected, sequential, batch, count, alpha, v, zetas):
     """The noiseless part of one iteration on the records ``batch[:count]``, in place.
 
     Independent (Algorithm 1 lines 6-11): every ``zeta_j`` is computed from the same ``alpha``
@@ -123,7 +140,7 @@ def batch_update(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, loss_cod
     for b in range(count):
         j = batch[b]
         zeta = scaled_update(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, loss_code,
-                             lam_n, subproblem_scale, clip, box, j, alpha[j], v)
+                             lam_n, subproblem_scale, clip, box, from_projected, j, alpha[j], v)
         zetas[b] = zeta
         if sequential:
             alpha[j] += zeta
@@ -139,7 +156,8 @@ def batch_update(is_sparse, Xc, data, indices, indptr, y, row_sq_norms, loss_cod
 
 @njit(cache=True)
 def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, loss_code, lam, clip,
-           noise_std, batch_size, subproblem_scale, sequential, box, hidden_batch, n_iterations, checkpoints, key):
+           noise_std, batch_size, subproblem_scale, sequential, box, from_projected, hidden_batch, n_iterations,
+           checkpoints, key):
     """Run DP-SCD (or SEQDP-SCD) for ``n_iterations`` mini-batches from ``alpha = 0, v = 0``.
 
     Parameters
@@ -168,6 +186,9 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
         Algorithm 3's sequential updates instead of Algorithm 1's independent ones.
     box : float
         The logistic Newton step keeps ``y_j alpha_j`` in [box, 1 - box].
+    from_projected : bool
+        Solve each record's subproblem from its dual variable projected onto the conjugate's
+        domain (:func:`scaled_update`).
     hidden_batch : bool
         Noise on every dual coordinate at every step (lazily, module docstring) instead of on the
         batch's only.
@@ -216,10 +237,10 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
         # calls with reference counting that cost about 30x the O(p) work of a record).
         if is_sparse:
             batch_update(True, Xc, data, indices, indptr, y, row_sq_norms, loss_code, lam_n,
-                         subproblem_scale, clip, box, sequential, batch, count, alpha, v, zetas)
+                         subproblem_scale, clip, box, from_projected, sequential, batch, count, alpha, v, zetas)
         else:
             batch_update(False, Xc, data, indices, indptr, y, row_sq_norms, loss_code, lam_n,
-                         subproblem_scale, clip, box, sequential, batch, count, alpha, v, zetas)
+                         subproblem_scale, clip, box, from_projected, sequential, batch, count, alpha, v, zetas)
         if noise.shape[0] >= 4 * PIECE_PAIRS:  # two pieces or more: all threads, the same bits
             position = fill_standard_normal_parallel(key, position, noise.reshape((1, noise.shape[0])))
         else:
