@@ -5,7 +5,8 @@ Sections (one module each): ``shapes`` (seconds per pass against the hardware bo
 numpy), ``bounds`` (the least time a pass's unavoidable work takes, against the same bound),
 ``peers`` (Opacus), ``grid`` (configurations per second), ``memory`` (peak RSS of a tuning
 chunk), ``warm`` (a second process's first fit), ``setup`` (a Problem and its beta),
-``accounting`` (the noise and the error the tightest accountants save against the papers').
+``accounting`` (the noise and the error the tightest accountants save against the papers'),
+``time_ratio`` (dp-cd Table 3's DP-CD / DP-SGD time ratio under three builds of the kernels).
 Writes ``benchmarks.md`` and ``benchmarks.json`` under the output directory and prints the
 Markdown. Not a timed test: numbers are wall-clock medians on whatever else the machine is doing.
 """
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 
 from privcd.algorithms import ALGORITHMS
-from benchmarks import accounting, bounds, grid, memory, peers, problem_setup, shapes, warm
+from benchmarks import accounting, bounds, grid, memory, peers, problem_setup, shapes, time_ratio, warm
 
 SECTIONS = {
     "shapes": ("Seconds per pass against the hardware bound", lambda args: shapes.run(args.algorithms, args.quick),
@@ -30,6 +31,8 @@ SECTIONS = {
     "setup": ("Problem set-up and beta", lambda args: problem_setup.run(args.quick), problem_setup.markdown),
     "accounting": ("What the tightest accounting buys", lambda args: accounting.run(args.quick, args.output),
                    accounting.markdown),
+    "time_ratio": ("dp-cd Table 3's time ratio by build", lambda args: time_ratio.run(args.quick),
+                   time_ratio.markdown),
 }
 
 

@@ -46,12 +46,12 @@ def hardware_bound_seconds(problem, repeats=50):
     return timings[0], min(timings)
 
 
-def run_python(code, *, env=None):
-    """Run ``code`` in a fresh interpreter from the repository root (``src`` on the path); return
-    the JSON object its last stdout line prints."""
+def run_python(code, *, env=None, arguments=()):
+    """Run ``code`` in a fresh interpreter from the repository root (``src`` on the path), with
+    ``arguments`` as its ``sys.argv[1:]``; return the JSON object its last stdout line prints."""
     environment = {**os.environ, **(env or {})}
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), str(ROOT),
                                                               os.environ.get("PYTHONPATH")]))
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", code, *arguments], check=True, capture_output=True, text=True,
                          cwd=ROOT, env=environment)
     return json.loads(out.stdout.strip().splitlines()[-1])
