@@ -238,6 +238,10 @@ def test_times_are_compared_as_speed_ratios():
     assert math.isnan(comparison.loc[("e", 5), "ours"]) and comparison.loc[("e", 5), "paper"] == 0.2
     counts = ratio_counts(comparison.reset_index()).iloc[0]
     assert (counts["with ratio"], counts["within 2x"], counts["not run"]) == (2, 1, 2)
+    assert comparison.loc[("c", 2), "reason"] == "not explained yet" and comparison.loc[("e", 2), "reason"] == ""
+    explained = {**values, "reasons": [{"problem": "c", "reason": "a build", "checked_by": "x.md"}]}
+    assert compare_times(timing_frame(), explained).set_index(["problem", "passes"]).loc[("c", 2), "reason"] == \
+        "a build (checked by x.md)"
 
 
 def test_times_need_both_algorithms_and_the_timing_columns():

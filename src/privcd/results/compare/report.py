@@ -73,6 +73,7 @@ def times_section(timing, values):
     shown[f"{top} / {bottom} (ours)"] = [_number(value) for value in comparison["ours"]]
     shown[f"{top} / {bottom} (paper)"] = [_number(value) for value in comparison["paper"]]
     shown["ratio"] = [_number(value, "not run") for value in comparison["ratio"]]
+    shown["reason"] = comparison["reason"]
     return (heading(values) + f"Time of {top} over time of {bottom} per problem and number of passes (absolute "
             "times on other hardware do not compare; mean over the timed runs), ours beside the paper's; "
             f"ratio = ours / paper: {summary_line(ratio_counts(comparison))}.\n\n{to_markdown(shown)}")

@@ -10,7 +10,8 @@ import math
 
 import pandas as pd
 
-from privcd.results.compare.cells import ratio
+from privcd.results.compare.cells import WITHIN, ratio
+from privcd.results.compare.values import reason_for
 from privcd.results.per_passes import mean_times
 
 
@@ -23,7 +24,8 @@ def compare_times(timing, values):
     one row per (problem, passes) of the paper: problem, passes, ``<numerator> s`` and
     ``<denominator> s`` (our mean times), ``runs`` (the fewer of the two), ours (our time ratio),
     paper (the paper's), ratio and factor (:func:`privcd.results.compare.cells.ratio` of ours to
-    the paper's); NaN where either algorithm did not run.
+    the paper's), and reason (the values file's, :func:`privcd.results.compare.values.reason_for`,
+    for a factor above 2; else empty); NaN where either algorithm did not run.
     """
     if len(values.get("ratio") or ()) != 2:
         raise ValueError(f"{values['paper']} {values['table']}: 'ratio' must name [numerator, denominator] "
@@ -41,7 +43,9 @@ def compare_times(timing, values):
             ours = mine[0][0] / mine[1][0]
             paper = float(algorithms[top][index][0]) / float(algorithms[bottom][index][0])
             value, factor = ratio(ours, paper)
+            reason = reason_for(values.get("reasons") or [], {"problem": problem, "passes": passes}) \
+                if factor > WITHIN[-1] else ""
             rows.append({"problem": problem, "passes": passes, f"{top} s": mine[0][0], f"{bottom} s": mine[1][0],
                          "runs": min(mine[0][1], mine[1][1]), "ours": ours, "paper": paper, "ratio": value,
-                         "factor": factor})
+                         "factor": factor, "reason": reason})
     return pd.DataFrame(rows)
