@@ -31,7 +31,7 @@ import numpy as np
 import yaml
 
 import privcd
-from benchmarks.harness import ROOT
+from benchmarks.harness import MIRROR, ROOT, lowest_mean_error
 
 PASSES = [2, 5, 10, 20, 50]
 GRID = {  # dp-cd Appendix G.1
@@ -42,7 +42,6 @@ CLIPS = np.logspace(-3, 6, 100)
 LAMBDAS = (1.0, 2.0, 2.25, 2.5, 3.28, 10.0)  # 3.28: ||w*||_0 = 3, the value of the run at a23aed6
 BALANCED_LAMBDA = 0.159
 SEED_SETS = 5
-MIRROR = ROOT.parent / "shared" / "datasets"
 PAPER = yaml.safe_load((ROOT / "config" / "paper_values" / "dp-cd.yaml").read_text())["cells"]
 
 
@@ -59,12 +58,9 @@ def best_per_passes(problem, f_star, algorithm, clips, seeds):
     for passes in PASSES:
         runs = [dict(epsilon=1.0, delta=1 / n**2, passes=passes, step=float(step), clip=float(clip), seed=seed,
                      **grid["options"]) for seed in seeds for step in grid["step"] for clip in clips]
-        errors = {}
-        for run in privcd.fit_many(problem, algorithm, runs):
-            errors.setdefault((run.settings["step"], run.settings["clip"]), []).append((run.objective - f_star) / f_star)
-        key = min(errors, key=lambda k: np.mean(errors[k]))
-        cells.append({"passes": passes, "mean": float(np.mean(errors[key])), "std": float(np.std(errors[key])),
-                      "step": key[0], "clip": key[1]})
+        (_, step, clip), errors = lowest_mean_error(problem, algorithm, runs, f_star)
+        cells.append({"passes": passes, "mean": float(errors.mean()), "std": float(errors.std()), "step": step,
+                      "clip": clip})
     return cells
 
 

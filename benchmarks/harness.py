@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[1]
+MIRROR = ROOT.parent / "shared" / "datasets"  # the offline dataset copies beside the checkout
 
 
 def median_seconds(function, repeats, *, minimum_seconds=0.0):
@@ -55,3 +56,17 @@ def run_python(code, *, env=None, arguments=()):
     out = subprocess.run([sys.executable, "-c", code, *arguments], check=True, capture_output=True, text=True,
                          cwd=ROOT, env=environment)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def lowest_mean_error(problem, algorithm, runs, f_star):
+    """The runs (keyword arguments of :func:`privcd.fit`, seeds included) made by
+    :func:`privcd.fit_many` and grouped by ``(passes, step, clip)``: that of the group with the lowest
+    mean final relative error ``(F - F*) / F*`` (the first on a tie), and the group's errors."""
+    import privcd
+
+    errors = {}
+    for run in privcd.fit_many(problem, algorithm, runs):
+        key = (run.settings["passes"], run.settings["step"], run.settings["clip"])
+        errors.setdefault(key, []).append((run.objective - f_star) / f_star)
+    best = min(errors, key=lambda key: np.mean(errors[key]))
+    return best, np.asarray(errors[best])

@@ -32,6 +32,7 @@ import numpy as np
 
 import privcd
 from privcd.data.sources.synthetic import make_log
+from benchmarks.harness import lowest_mean_error
 
 N, P = 1_000, 100
 SIGMAS = {"log1": 1.0, "log2": 2.0}
@@ -74,13 +75,9 @@ def tune(problem, f_star, algorithm, clips, runs):
         settings = [dict(epsilon=1.0, delta=1 / N**2, passes=passes, step=float(step), clip=float(clip),
                          seed=seed, accountant=ACCOUNTANTS[algorithm])
                     for seed in range(runs) for step in grid["step"] for clip in clips]
-        errors = {}
-        for run in privcd.fit_many(problem, algorithm, settings):
-            key = (passes, run.settings["step"], run.settings["clip"])
-            errors.setdefault(key, []).append((run.objective - f_star) / f_star)
-        key = min(errors, key=lambda k: np.mean(errors[k]))
-        if np.mean(errors[key]) < best[0]:
-            best = (float(np.mean(errors[key])), key, float(np.std(errors[key])))
+        (_, step, clip), errors = lowest_mean_error(problem, algorithm, settings, f_star)
+        if errors.mean() < best[0]:
+            best = (float(errors.mean()), (passes, step, clip), float(errors.std()))
     return best
 
 

@@ -23,7 +23,7 @@ import tempfile
 
 import numpy as np
 
-from benchmarks.harness import ROOT, run_python
+from benchmarks.harness import MIRROR, ROOT, run_python
 
 VARIANTS = {
     "default": {},
@@ -59,11 +59,11 @@ print(json.dumps(out))
 """
 
 
-def run(quick, mirror=None):
+def run(quick):
     """Median kernel seconds per (variant, problem, algorithm, passes), and the paper's times."""
     import yaml
 
-    mirror = str(mirror or ROOT.parent / "shared" / "datasets")
+    mirror = str(MIRROR)
     passes_list = [2, 10] if quick else [2, 10, 50]
     runs = 2 if quick else 5
     paper = yaml.safe_load(PAPER_VALUES.read_text())
