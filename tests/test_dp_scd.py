@@ -219,12 +219,12 @@ def test_update_from_is_checked():
 
 # -- privacy -----------------------------------------------------------------------------------
 
-def release(problem, batch, alpha, v, clip, lam_n, sequential, batch_size):
+def release(problem, batch, alpha, v, clip, lam_n, sequential, batch_size, from_projected=False):
     """``[alpha_B; v]`` after the noiseless part of one mini-batch (Algorithm 1 lines 6-11, Algorithm 3 lines 5-10)."""
     alpha, v = alpha.copy(), v.copy()
     scale = 1.0 if sequential else float(batch_size)
     batch_update(*row_arrays(problem), problem.y, problem.row_norms**2, problem.loss.code, lam_n, scale, clip,
-                 1e-4, False, sequential, batch, len(batch), alpha, v, np.empty(len(batch)))
+                 1e-4, from_projected, sequential, batch, len(batch), alpha, v, np.empty(len(batch)))
     return np.concatenate([alpha[batch], v])
 
 
@@ -234,9 +234,11 @@ def neighbour(problem, k, x, y_k):
     return privcd.Problem(X, y, problem.loss.name, "l2", problem.lam)
 
 
+@pytest.mark.parametrize("from_projected", [False, True])
 @pytest.mark.parametrize("name", ["dp-scd", "seqdp-scd"])
-def test_release_sensitivity_on_neighbouring_datasets(name):
-    """Replacing one record changes [alpha_B; v] by at most the sensitivity the noise is scaled to."""
+def test_release_sensitivity_on_neighbouring_datasets(name, from_projected):
+    """Replacing one record changes [alpha_B; v] by at most the sensitivity the noise is scaled to,
+    with either update rule (``update_from``; the duals here are often outside their domain)."""
     sequential = name == "seqdp-scd"
     rng = np.random.default_rng(2)
     L = 5
@@ -253,8 +255,8 @@ def test_release_sensitivity_on_neighbouring_datasets(name):
         other = neighbour(problem, k, x, y_k)
         alpha, v = rng.normal(scale=0.7, size=n), rng.normal(scale=rng.choice([0.01, 1.0, 10.0]), size=p)
         clip, lam_n = rng.choice([1e-3, 0.1, 1.0]), rng.choice([0.1, 1.0, 10.0])
-        a = release(problem, batch, alpha, v, clip, lam_n, sequential, L)
-        b = release(other, batch, alpha, v, clip, lam_n, sequential, L)
+        a = release(problem, batch, alpha, v, clip, lam_n, sequential, L, from_projected)
+        b = release(other, batch, alpha, v, clip, lam_n, sequential, L, from_projected)
         if not sequential:  # independent updates: only the replaced record's alpha moves
             assert np.array_equal(np.delete(a[:L], list(batch).index(k)), np.delete(b[:L], list(batch).index(k)))
         worst = max(worst, np.linalg.norm(a - b) / MODULES[name].sensitivity(clip, L))
