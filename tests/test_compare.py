@@ -64,7 +64,8 @@ def test_the_reasons_of_the_committed_values_files_show_their_checks():
     dorothea = reason_for(values["reasons"], {"problem": "dorothea", "algorithm": "dp-gcd"})
     assert dorothea.startswith("runs on the 350-row") and dorothea.endswith("(checked by config/README.md"
                                                                          "#regularisation-strengths-dp-cd-and-dp-gcd"
-                                                                         " (the dorothea scan))")
+                                                                         " (the dorothea scan); tests/test_lambdas.py"
+                                                                         "::test_w_zero_has_the_papers_relative_error)")
 
 
 @pytest.mark.parametrize("name", sorted(path.name for path in VALUES.glob("*.yaml")))
