@@ -42,6 +42,27 @@ def test_launch_compiles_outside_the_clock():
     assert first.seconds < 5 * inner.seconds and outer.seconds == inner.seconds > 0
 
 
+def test_launch_compiles_each_new_argument_type_once_outside_the_clock():
+    """launch remembers the argument types it had compiled by a cheap key (dtype, dimensions,
+    layout, flags; a scalar's type): a new dtype, layout or scalar type is compiled before the
+    clock starts, never inside it, and the call gives the kernel's answer."""
+    kernel = numba.njit(_toy_sum)
+    values = np.linspace(0.0, 1.0, 1000)
+    launch(kernel, values, 10)
+    for other in (values.astype(np.float32), values[::2], np.ascontiguousarray(values).reshape(1000)):
+        signatures = len(kernel.signatures)
+        with kernel_clock() as clock:
+            start = time.perf_counter()
+            assert launch(kernel, other, 10) == pytest.approx(_toy_sum(other, 10), rel=1e-5)  # float32 sums
+            wall = time.perf_counter() - start
+        assert clock.seconds < wall
+        if other.dtype == np.float32 or not other.flags.c_contiguous:
+            assert len(kernel.signatures) == signatures + 1  # a new type, compiled by launch
+    assert len(kernel.signatures) == 3  # float64 C, float32 C, float64 strided
+    launch(kernel, values, 10.0)  # a float scalar: another signature
+    assert len(kernel.signatures) == 4
+
+
 def test_launch_names_a_missing_argument():
     kernel = numba.njit(_toy_sum)
     with pytest.raises(TypeError, match="launch\\(_toy_sum\\) got 1 arguments; the kernel takes 2"):
