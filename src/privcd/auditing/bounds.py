@@ -1,0 +1,90 @@
+"""Lower bounds on epsilon from the error rates of a test that tells two neighbouring datasets apart.
+
+If a mechanism M is (epsilon, delta)-DP and D, D' are neighbours, every test that says "D" on a set
+S of outputs has a false positive rate ``FPR = P(M(D') in S)`` and a false negative rate
+``FNR = P(M(D) not in S)`` with (Kairouz, Oh and Viswanath 2015, Theorem 2.1)
+
+    FPR + e^epsilon FNR >= 1 - delta    and    FNR + e^epsilon FPR >= 1 - delta,
+
+so ``epsilon >= max(log((1 - delta - FPR) / FNR), log((1 - delta - FNR) / FPR))``. An audit
+(Jagielski, Ullman and Oprea 2020, "Auditing differentially private machine learning: how private
+is private SGD?", Section 3; Nasr et al. 2021, "Adversary instantiation", Section 4) estimates the
+two rates from independent runs on D and on D' and puts in their one-sided Clopper-Pearson upper
+bounds, each at level ``1 - alpha / 2``: with probability at least ``1 - alpha`` (union bound) both
+hold, and then so does the bound on epsilon, which only grows as the rates shrink. The test's
+threshold must not depend on the runs the bound uses: :func:`best_threshold` picks it on a
+separate split.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+# Candidate thresholds scanned on the selection split: evenly spaced quantiles of its scores.
+CANDIDATE_THRESHOLDS = 2000
+
+
+@dataclass(frozen=True)
+class ErrorCounts:
+    """The test "D if score > threshold" on ``inside_runs`` runs on D and ``outside_runs`` on D'."""
+
+    threshold: float
+    inside_runs: int
+    outside_runs: int
+    false_negatives: int  # runs on D scored <= threshold
+    false_positives: int  # runs on D' scored > threshold
+
+
+def clopper_pearson_upper(count, trials, level):
+    """One-sided Clopper-Pearson upper bound at ``level`` on a binomial rate of ``count / trials``:
+    the ``level`` quantile of Beta(count + 1, trials - count) (1 when every trial counts)."""
+    if count >= trials:
+        return 1.0
+    return float(stats.beta.ppf(level, count + 1, trials - count))
+
+
+def epsilon_from_rates(false_positive_rate, false_negative_rate, delta):
+    """The largest epsilon that the two rates contradict at ``delta`` (module docstring); 0 when they
+    contradict none. Rates must be > 0 (upper confidence bounds are)."""
+    bounds = [0.0]
+    for numerator_rate, denominator_rate in ((false_positive_rate, false_negative_rate),
+                                             (false_negative_rate, false_positive_rate)):
+        numerator = 1.0 - delta - numerator_rate
+        if numerator > 0.0:
+            bounds.append(math.log(numerator / denominator_rate))
+    return max(bounds)
+
+
+def count_errors(inside, outside, threshold):
+    """:class:`ErrorCounts` of the test "D if score > threshold" on the scores of runs on D
+    (``inside``) and on D' (``outside``)."""
+    inside, outside = np.asarray(inside), np.asarray(outside)
+    return ErrorCounts(threshold=float(threshold), inside_runs=inside.size, outside_runs=outside.size,
+                      false_negatives=int(np.count_nonzero(inside <= threshold)),
+                      false_positives=int(np.count_nonzero(outside > threshold)))
+
+
+def epsilon_lower_bound(counts, delta, confidence):
+    """The lower bound on epsilon that ``counts`` give with probability ``confidence`` (each rate's
+    Clopper-Pearson upper bound at level ``1 - (1 - confidence) / 2``)."""
+    level = 1.0 - (1.0 - confidence) / 2.0
+    return epsilon_from_rates(clopper_pearson_upper(counts.false_positives, counts.outside_runs, level),
+                              clopper_pearson_upper(counts.false_negatives, counts.inside_runs, level), delta)
+
+
+def best_threshold(inside, outside, delta, confidence):
+    """The threshold whose test gives the largest :func:`epsilon_lower_bound` on these scores, among
+    :data:`CANDIDATE_THRESHOLDS` quantiles of them (run it on a split the final bound does not use)."""
+    inside, outside = np.sort(inside), np.sort(outside)
+    candidates = np.unique(np.quantile(np.concatenate([inside, outside]), np.linspace(0.0, 1.0, CANDIDATE_THRESHOLDS)))
+    false_negatives = np.searchsorted(inside, candidates, side="right")
+    false_positives = outside.size - np.searchsorted(outside, candidates, side="right")
+    level = 1.0 - (1.0 - confidence) / 2.0
+    fpr = stats.beta.ppf(level, false_positives + 1, np.maximum(outside.size - false_positives, 1))
+    fnr = stats.beta.ppf(level, false_negatives + 1, np.maximum(inside.size - false_negatives, 1))
+    fpr = np.where(false_positives >= outside.size, 1.0, fpr)
+    fnr = np.where(false_negatives >= inside.size, 1.0, fnr)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores = np.fmax(np.log((1.0 - delta - fpr) / fnr), np.log((1.0 - delta - fnr) / fpr))
+    return float(candidates[int(np.nanargmax(np.where(np.isfinite(scores), scores, -np.inf)))])

@@ -1,0 +1,147 @@
+"""Worst-case neighbouring datasets for auditing each algorithm, and the statistic that tells them apart.
+
+Every pair has the same shape: n records, all zero but one, the canary, which is replaced between
+D (``inside``) and D' (``outside``) -- privcd's neighbouring relation, replace-one. The loss is the
+squared loss ``(<w, x> - y)^2`` (penalty L2 with ``lam = 0``, none, where the algorithm allows it),
+and the canary's label is ``+Y`` in D and ``-Y`` in D' with ``Y = 1e6``: its gradient
+``2 (<w, x> - y) x`` is then so large that clipping saturates it at every step of every run, so the
+canary contributes exactly ``-C`` (D) or ``+C`` (D') to each clipped sum it enters, the largest
+change the clipping permits (the replace-one sensitivity ``2C``). Zero records contribute 0 on
+every coordinate, so nothing else moves the model: each released noisy gradient is the canary's
+``-/+ C / n`` plus noise, the model with ``lam = 0`` is minus the step sizes times the sum of those
+releases, and its projection on the canary's direction (weighted by the inverse steps where they
+differ) is the sum of all the releases that carry the canary's signal. For Gaussian noise of
+equal scale at every step that sum is the likelihood ratio test of D against D' given the whole
+transcript (it is a sufficient statistic), so no other observation of the run tells them apart
+better: the audit is as tight as the mechanism allows, and equals the claim when the accounting
+is exact (DP-CD and full-batch DP-SGD: T composed Gaussians are one Gaussian).
+
+Smoothness constants come from the public ``row_norm_bound`` (the canary's norm), the same in D and
+D', so the audit tests the algorithm's guarantee with public constants, the library's default.
+"""
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from privcd.algorithms import dp_scd
+from privcd.problem import Problem
+
+LABEL = 1e6  # |y| of the canary: clipping saturates its gradient (2 |<w, x> - y| |x_j| >> C) in every run
+RECORDS = 10  # n: records of each dataset (the canary and n - 1 zero records)
+
+
+@dataclass(frozen=True)
+class CanaryPair:
+    """Neighbouring datasets and the run that audits one algorithm.
+
+    Attributes
+    ----------
+    inside, outside : Problem
+        D (with the canary) and D' (the canary replaced by its mirror image).
+    arguments : dict
+        Keyword arguments of :func:`privcd.fit` besides epsilon, delta and seed (passes, step,
+        clip and the algorithm's options).
+    score : callable ``(module, problem, plan, seed) -> float``
+        Runs the algorithm once and returns the statistic; larger means "D".
+    why : str
+        Why the pair is worst case and the score the right test (one sentence).
+    """
+
+    inside: Problem
+    outside: Problem
+    arguments: dict
+    score: Callable
+    why: str
+
+
+def canary_problems(direction, *, loss="squared", penalty="l2", lam=0.0, label=LABEL, records=RECORDS):
+    """``(D, D')``: ``records - 1`` zero rows and the canary row ``direction``, labelled ``+label`` in
+    D and ``-label`` in D'; the smoothness constants from ``row_norm_bound = ||direction||``."""
+    direction = np.asarray(direction, dtype=float)
+    X = np.zeros((records, direction.size))
+    X[0] = direction
+    bound = float(np.linalg.norm(direction))
+    problems = []
+    for sign in (1.0, -1.0):
+        y = np.zeros(records)
+        y[0] = sign * label
+        problems.append(Problem(X, y, loss, penalty, lam, row_norm_bound=bound))
+    return tuple(problems)
+
+
+def model_projection(direction):
+    """Score: ``<w, direction>`` of the released model (D's canary pulls it towards ``+direction``)."""
+    direction = np.asarray(direction, dtype=float)
+
+    def score(module, problem, plan, seed):
+        return float(module.run(problem, plan, seed)[0] @ direction)
+    return score
+
+
+def coordinate_pair(options, *, features=2, passes=2):
+    """DP-CD, DP-CD-P, DP-GCD, DP-SkGD: the canary ``(1, ..., 1)`` has the same clipped gradient
+    ``-/+ C_j`` on every coordinate (equal public ``M_j``, hence equal ``C_j``, steps and noise), so
+    every step carries the full sensitivity ``2 C_j / n`` whichever coordinate or block it updates,
+    as the accounting assumes; the model's sum ``<w, 1>`` is minus the step times the sum of every
+    release."""
+    direction = np.ones(features)
+    inside, outside = canary_problems(direction)
+    return CanaryPair(
+        inside, outside, {"passes": passes, "step": 0.5, "clip": 1.0, **options}, model_projection(direction),
+        "every coordinate gets the largest clipped change the thresholds allow at every step, and nothing "
+        "else moves the model, so <w, 1> sums every release's signal")
+
+
+def sgd_pair(options, *, passes=4):
+    """DP-SGD: one feature; the canary's per-sample gradient clipped to norm C is ``-/+ C``, the
+    largest change of a batch's clipped sum; full batches (``batch_size = n``, the default here)
+    release it at every step, smaller batches when the canary is drawn."""
+    inside, outside = canary_problems([1.0])
+    arguments = {"passes": passes, "step": 0.5, "clip": 1.0, "batch_size": RECORDS, **options}
+    return CanaryPair(
+        inside, outside, arguments, model_projection([1.0]),
+        "the canary's clipped gradient is the largest change of each batch's sum it enters, and nothing else "
+        "moves the model, so w sums every release's signal")
+
+
+def dual_pair(options, *, passes=1):
+    """DP-SCD and SEQDP-SCD: rows of norm <= 1, the canary ``e_1`` (x = 1), the others zero; its dual
+    update, scaled to ``|zeta| <= C``, saturates at ``+C`` (D) or ``-C`` (D') whenever it is in the
+    batch, the replace-one change of Lemma 1 on both parts of the release ``[alpha_B; v]``. The score
+    observes what dp-scd Section 3.1 says each step releases, the state ``[alpha; v]``: with noise on
+    every dual (the default) ``alpha_1 + v`` (the same noise on both at every step, so their sum is
+    the likelihood ratio statistic); with noise on the batch's duals only (``noise="batch-duals"``,
+    dp-scd Algorithm 1 as printed) ``alpha_1`` alone, which stays exactly 0 until the canary is in a
+    batch and then carries its update under one step's noise: the batch is revealed, which the
+    paper's accounting (amplification by sampling) assumes hidden."""
+    inside, outside = canary_problems([1.0], lam=1.0, records=RECORDS * 10)
+    batch_duals = options.get("noise") == "batch-duals" or options.get("accountant") in ("paper", "exact")
+
+    def score(module, problem, plan, seed):
+        _, _, alpha, v = dp_scd.run_kernel(problem, plan, seed)
+        return float(alpha[0] if batch_duals else alpha[0] + v[0])
+    return CanaryPair(
+        inside, outside, {"passes": passes, "step": 1.0, "clip": 0.01, "batch_size": 1, **options}, score,
+        "the canary's dual update saturates at +/-C in every batch that holds it, and alpha_1 + v sums the "
+        "released signal of those steps")
+
+
+# Algorithm name -> design of its pair from the audit's options (a registered algorithm without one
+# fails tests/test_audit.py).
+PAIRS = {
+    "dp-cd": coordinate_pair,
+    "dp-gcd": coordinate_pair,
+    "dp-skgd": lambda options: coordinate_pair(options, features=4),
+    "dp-sgd": sgd_pair,
+    "dp-scd": dual_pair,
+    "seqdp-scd": dual_pair,
+}
+
+
+def canary_pair(algorithm, options):
+    """The :class:`CanaryPair` of ``algorithm`` with the algorithm's ``options``."""
+    if algorithm not in PAIRS:
+        raise ValueError(f"no audit design for algorithm {algorithm!r}; expected one of {sorted(PAIRS)}")
+    return PAIRS[algorithm](dict(options))

@@ -1,0 +1,90 @@
+"""The audit study of the workflow (config section ``audit``): which audits run, their rows, the check.
+
+One job audits one (variant, epsilon); its seed is derived from the base seed and that identity
+(:func:`privcd.tuning.derive_seed`), so the jobs can run in any order or on any machine and give
+the same bits. The summary fails when a sound variant's lower bound exceeds its claim
+(:func:`check_claims`): that is a privacy bug, and CI runs it on the smoke config.
+"""
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from privcd.auditing.variants import SOUND, VARIANTS
+from privcd.tuning.seeds import derive_seed
+from privcd.validation import check_number, check_positive, check_positive_int
+
+DEFAULTS = {"epsilons": [0.5, 1.0, 2.0, 4.0, 8.0], "delta": 1e-5, "runs": 20_000, "variants": sorted(VARIANTS)}
+COLUMNS = ["variant", "label", "algorithm", "sound", "target_epsilon", "epsilon", "delta", "epsilon_lower",
+           "ratio", "runs", "threshold", "false_negatives", "false_positives", "seed", "seconds"]
+
+
+@dataclass(frozen=True)
+class AuditStudy:
+    """The config section ``audit``, checked (every key named on error)."""
+
+    variants: tuple
+    epsilons: tuple
+    delta: float
+    runs: int
+
+    @classmethod
+    def from_config(cls, section):
+        section = {**DEFAULTS, **(section or {})}
+        unknown = sorted(set(section) - set(DEFAULTS))
+        if unknown:
+            raise ValueError(f"audit: unknown key(s) {unknown}; expected {sorted(DEFAULTS)}")
+        variants = tuple(section["variants"])
+        bad = [name for name in variants if name not in VARIANTS]
+        if bad or not variants:
+            raise ValueError(f"audit.variants: {bad or variants!r} not known; expected names of "
+                             f"privcd.auditing.VARIANTS: {sorted(VARIANTS)}")
+        epsilons = tuple(check_positive("audit.epsilons", float(epsilon)) for epsilon in section["epsilons"])
+        if not epsilons or not all(math.isfinite(epsilon) for epsilon in epsilons):
+            raise ValueError(f"audit.epsilons={section['epsilons']!r}: expected a list of finite epsilons > 0")
+        return cls(variants=variants, epsilons=epsilons,
+                   delta=check_number("audit.delta", section["delta"], low=0.0, high=1.0),
+                   runs=check_positive_int("audit.runs", section["runs"]))
+
+    def jobs(self):
+        """``(variant, epsilon)`` of every audit, in config order."""
+        return [(variant, epsilon) for variant in self.variants for epsilon in self.epsilons]
+
+
+def job_seed(base_seed, variant, epsilon, runs):
+    """The first run's seed of the audit of (variant, epsilon): derived from its identity, with room
+    below 2**32 for the ``2 runs`` consecutive seeds the audit uses."""
+    return derive_seed(base_seed, "audit", variant, repr(float(epsilon)), 0, stage="final") % (2**32 - 2 * runs)
+
+
+def result_row(variant, target_epsilon, seed, result):
+    """The tidy row of one :class:`privcd.auditing.AuditResult`."""
+    entry = VARIANTS[variant]
+    counts = result.counts
+    return {"variant": variant, "label": entry.label, "algorithm": entry.algorithm, "sound": variant in SOUND,
+            "target_epsilon": float(target_epsilon), "epsilon": result.epsilon, "delta": result.delta,
+            "epsilon_lower": result.epsilon_lower, "ratio": result.epsilon_lower / result.epsilon,
+            "runs": result.runs, "threshold": counts.threshold, "false_negatives": counts.false_negatives,
+            "false_positives": counts.false_positives, "seed": seed, "seconds": result.seconds}
+
+
+def check_claims(table):
+    """Raise ``AssertionError`` naming every sound variant whose lower bound exceeds its claim."""
+    caught = table[table["sound"] & (table["epsilon_lower"] > table["epsilon"])]
+    if len(caught):
+        lines = [f"{row.variant} at epsilon={row.epsilon:.6g}: epsilon_lower={row.epsilon_lower:.6g}"
+                 for row in caught.itertuples()]
+        raise AssertionError("privacy audit: a sound variant's lower bound exceeds its claim (a privacy bug):\n  "
+                             + "\n  ".join(lines))
+
+
+def summary_table(table):
+    """One row per variant, one column per target epsilon: ``epsilon_lower / epsilon``."""
+    pivot = table.pivot_table(index=["label", "sound"], columns="target_epsilon", values="ratio", sort=False)
+    pivot.columns = [f"eps {epsilon:g}" for epsilon in pivot.columns]
+    return pivot.reset_index().round(3)
+
+
+def frame(rows):
+    """The rows as a DataFrame with :data:`COLUMNS`."""
+    return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,0 +1,41 @@
+"""The audited variants: every algorithm as the library runs it, by name, and one known-unsound one.
+
+A variant is an algorithm with options. ``SOUND`` are privcd's own guarantees, whose audits must
+stay at or below their claim; ``UNSOUND`` are accountings kept by name for a reproduction, whose
+audits may exceed it (dp-scd Theorem 1's amplification by sampling for Algorithm 1 as printed,
+:mod:`privcd.algorithms.dp_scd`).
+"""
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Variant:
+    """``privcd.audit(algorithm, **options)`` under a name; ``label`` names it in figures."""
+
+    algorithm: str
+    options: dict = field(default_factory=dict)
+    label: str = ""
+
+
+SOUND = {
+    "dp-cd": Variant("dp-cd", {}, "DP-CD"),
+    "dp-cd-p": Variant("dp-cd", {"smoothness": "private"}, "DP-CD-P"),
+    "dp-gcd": Variant("dp-gcd", {}, "DP-GCD"),
+    "dp-gcd-gs-s": Variant("dp-gcd", {"rule": "gs-s"}, "DP-GCD (GS-s)"),
+    "dp-gcd-gs-r": Variant("dp-gcd", {"rule": "gs-r"}, "DP-GCD (GS-r)"),
+    "dp-gcd-gs-q": Variant("dp-gcd", {"rule": "gs-q"}, "DP-GCD (GS-q)"),
+    "dp-sgd": Variant("dp-sgd", {}, "DP-SGD (full batch)"),
+    "dp-sgd-sampled": Variant("dp-sgd", {"batch_size": 1}, "DP-SGD (sampled)"),
+    "dp-scd": Variant("dp-scd", {}, "DP-SCD"),
+    "seqdp-scd": Variant("seqdp-scd", {}, "SEQDP-SCD"),
+    "dp-skgd-uniform": Variant("dp-skgd", {}, "DP-SkGD (uniform)"),
+    "dp-skgd-tau-nice": Variant("dp-skgd", {"sketch": "tau-nice", "tau": 2}, "DP-SkGD (tau-nice)"),
+    "dp-skgd-importance": Variant("dp-skgd", {"sketch": "importance", "probabilities": "smoothness", "tau": 2},
+                                  "DP-SkGD (importance)"),
+    "dp-skgd-full": Variant("dp-skgd", {"sketch": "full"}, "DP-SkGD (full)"),
+}
+UNSOUND = {
+    "dp-scd-paper": Variant("dp-scd", {"noise": "batch-duals", "accountant": "paper"},
+                            "DP-SCD, paper's accounting"),
+}
+VARIANTS = {**SOUND, **UNSOUND}
