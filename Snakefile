@@ -1,6 +1,7 @@
 # privcd: regenerate the papers' figures and tables (see config/README.md and the README).
 #   snakemake --cores 2                                         full reproduction (config/config.yaml)
 #   snakemake --cores 2 all_dp_scd                              one paper (all_dp_cd, all_dp_gcd, all_dp_skgd)
+#   snakemake --cores 2 audit                                   the privacy audits (config section audit)
 #   snakemake --cores 2 --configfile config/smoke.yaml --replace-workflow-config   smoke run
 from snakemake.utils import min_version
 
@@ -23,6 +24,7 @@ include: "workflow/rules/paper_dp_cd.smk"
 include: "workflow/rules/compare.smk"
 include: "workflow/rules/paper_dp_scd.smk"
 include: "workflow/rules/paper_dp_skgd.smk"
+include: "workflow/rules/audit.smk"
 include: "workflow/rules/targets.smk"
 
 

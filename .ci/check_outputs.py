@@ -32,6 +32,9 @@ def main(run_dir, config_file):
                      run_dir / "figures" / "dp-cd" / "per_passes_vs_paper.png"]
     timed = [paper for paper in papers if "timing" in config["papers"][paper]["runs"]]
     expected += [run_dir / "results" / "tables" / "dp-cd" / "table_3.md" for paper in timed if paper == "dp-cd"]
+    if "audit" in config:  # results/audit/check.txt exists only when no sound variant exceeds its claim
+        expected += [run_dir / path for path in ("results/audit/audits.parquet", "results/tables/audit/audits.md",
+                                                 "figures/audit/audit.png", "results/audit/check.txt")]
     missing = [str(path) for path in expected if not path.is_file() or path.stat().st_size == 0]
     if missing:
         sys.exit(f"missing or empty outputs: {missing}")

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+from privcd.auditing.study import AuditStudy, job_seed
 from privcd.tuning import UPSTREAM_PRIORITY, Experiment
 
 
@@ -14,6 +15,9 @@ validate(config, "../schemas/config.schema.yaml")
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(workflow.basedir) / ".numba_cache"))
 
 EXPERIMENT = Experiment(config)
+AUDIT = AuditStudy.from_config(config["audit"]) if "audit" in config else None  # audit.smk
+AUDIT_TARGETS = ["results/audit/audits.parquet", "results/tables/audit/audits.md", "figures/audit/audit.pdf",
+                 "figures/audit/audit.png", "results/audit/check.txt"]
 
 
 wildcard_constraints:
@@ -24,6 +28,8 @@ wildcard_constraints:
     preprocessing="[a-z0-9-]+",
     chunk="[0-9]+",
     x="passes|seconds",
+    variant="[a-z0-9-]+",
+    epsilon="[0-9.]+",
 
 
 def data_file(wildcards):
@@ -88,7 +94,18 @@ def all_targets():
         targets += paper_outputs(paper)
     if {"dp-cd", "dp-gcd"} & set(EXPERIMENT.papers):
         targets.append("results/compare/papers.md")  # compare.smk
+    if AUDIT:
+        targets += AUDIT_TARGETS  # audit.smk
     return targets
+
+
+def audit_files(wildcards):
+    """Every audit job's row: results/audit/runs/<variant>/epsilon_<epsilon>.parquet."""
+    return [f"results/audit/runs/{variant}/epsilon_{epsilon:g}.parquet" for variant, epsilon in AUDIT.jobs()]
+
+
+def audit_seed(wildcards):
+    return job_seed(config["base_seed"], wildcards.variant, float(wildcards.epsilon), AUDIT.runs)
 
 
 def paper_outputs(paper):

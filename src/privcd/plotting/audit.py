@@ -1,0 +1,41 @@
+"""The audit figure: each variant's lower bound on epsilon against its claim, beside y = x."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from privcd.plotting.styles import figure_styles  # noqa: E402
+
+# Panels by family: coordinate methods (primal, one coordinate or block a step) and the others.
+PANELS = (("coordinate methods", ("dp-cd", "dp-gcd", "dp-skgd")),
+          ("DP-SGD and dual methods", ("dp-sgd", "dp-scd", "seqdp-scd")))
+
+
+def audit_figure(table, *, title):
+    """Two panels (:data:`PANELS`) of ``epsilon_lower`` against the target epsilon (log scale; the
+    achieved epsilon, the claim, is at most the target), one line per variant, the line y = x (a
+    point above it is a privacy violation), unsound variants dashed with open markers."""
+    styles = figure_styles(table["variant"], dict(zip(table["variant"], table["algorithm"])))
+    figure, axes = plt.subplots(1, len(PANELS), figsize=(11, 4.6), sharey=True)
+    top = max(table["epsilon"].max(), table["epsilon_lower"].max()) * 1.05
+    claims = sorted(table["target_epsilon"].unique())
+    for axis, (name, families) in zip(axes, PANELS):
+        axis.plot(claims, claims, color="black", linewidth=1, linestyle=":", label="y = x (the claim)")
+        for variant, rows in table[table["algorithm"].isin(families)].groupby("variant", sort=False):
+            rows = rows.sort_values("target_epsilon")
+            style = styles[variant]
+            sound = bool(rows["sound"].iloc[0])
+            axis.plot(rows["target_epsilon"], rows["epsilon_lower"], color=style.color, marker=style.marker,
+                      linestyle="-" if sound else "--", markerfacecolor=style.color if sound else "none",
+                      label=rows["label"].iloc[0] + ("" if sound else " (unsound)"))
+        axis.set_xscale("log", base=2)
+        axis.set_xticks(claims, [f"{claim:g}" for claim in claims])
+        axis.set_ylim(0, top)
+        axis.set_xlabel("claimed epsilon")
+        axis.set_title(name)
+        axis.grid(alpha=0.3)
+        axis.legend(fontsize=7, loc="upper left")
+    axes[0].set_ylabel("audited lower bound on epsilon (95%)")
+    figure.suptitle(title, fontsize=10)
+    figure.tight_layout()
+    return figure
