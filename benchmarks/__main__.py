@@ -6,7 +6,8 @@ numpy), ``bounds`` (the least time a pass's unavoidable work takes, against the 
 ``peers`` (Opacus), ``grid`` (configurations per second), ``memory`` (peak RSS of a tuning
 chunk), ``warm`` (a second process's first fit), ``setup`` (a Problem and its beta),
 ``accounting`` (the noise and the error the tightest accountants save against the papers'),
-``time_ratio`` (dp-cd Table 3's DP-CD / DP-SGD time ratio under three builds of the kernels).
+``time_ratio`` (dp-cd Table 3's DP-CD / DP-SGD time ratio under three builds of the kernels),
+``audit`` (the power and time of ``privcd.audit``).
 Writes ``benchmarks.md`` and ``benchmarks.json`` under the output directory and prints the
 Markdown. Not a timed test: numbers are wall-clock medians on whatever else the machine is doing.
 """
@@ -18,7 +19,7 @@ import time
 from pathlib import Path
 
 from privcd.algorithms import ALGORITHMS
-from benchmarks import accounting, bounds, grid, memory, peers, problem_setup, shapes, time_ratio, warm
+from benchmarks import accounting, audit, bounds, grid, memory, peers, problem_setup, shapes, time_ratio, warm
 
 SECTIONS = {
     "shapes": ("Seconds per pass against the hardware bound", lambda args: shapes.run(args.algorithms, args.quick),
@@ -33,6 +34,7 @@ SECTIONS = {
                    accounting.markdown),
     "time_ratio": ("dp-cd Table 3's time ratio by build", lambda args: time_ratio.run(args.quick),
                    time_ratio.markdown),
+    "audit": ("Privacy audits: power and time", lambda args: audit.run(args.quick), audit.markdown),
 }
 
 

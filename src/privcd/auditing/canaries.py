@@ -2,24 +2,33 @@
 
 Every pair has the same shape: n records, all zero but one, the canary, which is replaced between
 D (``inside``) and D' (``outside``) -- privcd's neighbouring relation, replace-one. The loss is the
-squared loss ``(<w, x> - y)^2`` (penalty L2 with ``lam = 0``, none, where the algorithm allows it),
+squared loss ``(<w, x> - y)^2`` (penalty L2 with ``lam = 0``: none; the dual methods need
+``lam > 0`` and observe their duals, :func:`dual_pair`),
 and the canary's label is ``+Y`` in D and ``-Y`` in D' with ``Y = 1e6``: its gradient
 ``2 (<w, x> - y) x`` is then so large that clipping saturates it at every step of every run, so the
 canary contributes exactly ``-C`` (D) or ``+C`` (D') to each clipped sum it enters, the largest
 change the clipping permits (the replace-one sensitivity ``2C``). Zero records contribute 0 on
 every coordinate, so nothing else moves the model: each released noisy gradient is the canary's
 ``-/+ C / n`` plus noise, the model with ``lam = 0`` is minus the step sizes times the sum of those
-releases, and its projection on the canary's direction (weighted by the inverse steps where they
-differ) is the sum of all the releases that carry the canary's signal. For Gaussian noise of
+releases, and its projection on the canary's direction (the step sizes are equal on every
+coordinate) is the sum of all the releases that carry the canary's signal. For Gaussian noise of
 equal scale at every step that sum is the likelihood ratio test of D against D' given the whole
 transcript (it is a sufficient statistic), so no other observation of the run tells them apart
 better: the audit is as tight as the mechanism allows, and equals the claim when the accounting
 is exact (DP-CD and full-batch DP-SGD: T composed Gaussians are one Gaussian).
 
+Where the pair is not worst case, and so the audit is looser than the claim by design:
+DP-GCD's and DP-SkGD's selections (the canary's clipped gradients have the same magnitude on every
+coordinate, so which coordinate or block is taken leaks nothing; DP-GCD's releases are Laplace,
+for which the sum is a good statistic but not the likelihood ratio); DP-CD-P's private
+smoothness constants (D and D' have the same X, so the Laplace release of the M_j has the same law
+under both); and the sampled algorithms (DP-SGD with small batches, DP-SCD, SEQDP-SCD), whose
+final state hides which steps held the canary, where the accounting covers every intermediate
+release.
+
 Smoothness constants come from the public ``row_norm_bound`` (the canary's norm), the same in D and
 D', so the audit tests the algorithm's guarantee with public constants, the library's default.
 """
-import math
 from dataclasses import dataclass
 from typing import Callable
 
