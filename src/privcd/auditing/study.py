@@ -10,11 +10,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from privcd.auditing import DEFAULT_RUNS
 from privcd.auditing.variants import SOUND, VARIANTS
 from privcd.tuning.seeds import derive_seed
 from privcd.validation import check_number, check_positive, check_positive_int
 
-DEFAULTS = {"epsilons": [0.5, 1.0, 2.0, 4.0, 8.0], "delta": 1e-5, "runs": 20_000, "variants": sorted(VARIANTS)}
+DEFAULTS = {"epsilons": [0.5, 1.0, 2.0, 4.0, 8.0], "delta": 1e-5, "runs": DEFAULT_RUNS, "variants": sorted(VARIANTS)}
 COLUMNS = ["variant", "label", "algorithm", "sound", "target_epsilon", "epsilon", "delta", "epsilon_lower",
            "ratio", "runs", "threshold", "false_negatives", "false_positives", "seed", "seconds"]
 
