@@ -7,6 +7,7 @@ from snakemake.utils import validate
 
 from privcd.auditing.study import AuditStudy, job_seed
 from privcd.tuning import UPSTREAM_PRIORITY, Experiment
+from privcd.tuning.end_to_end import EndToEndStudy
 
 
 validate(config, "../schemas/config.schema.yaml")
@@ -18,6 +19,9 @@ EXPERIMENT = Experiment(config)
 AUDIT = AuditStudy.from_config(config["audit"]) if "audit" in config else None  # audit.smk
 AUDIT_TARGETS = ["results/audit/audits.parquet", "results/tables/audit/audits.md", "figures/audit/audit.pdf",
                  "figures/audit/audit.png", "results/audit/check.txt"]
+END_TO_END = EndToEndStudy.from_config(config["end_to_end"], EXPERIMENT) if "end_to_end" in config else None
+END_TO_END_TARGETS = ["results/end_to_end/end_to_end.parquet", "results/tables/end_to_end/end_to_end.md",
+                      "figures/end_to_end/end_to_end.pdf", "figures/end_to_end/end_to_end.png"]
 
 
 wildcard_constraints:
@@ -96,7 +100,14 @@ def all_targets():
         targets.append("results/compare/papers.md")  # compare.smk
     if AUDIT:
         targets += AUDIT_TARGETS  # audit.smk
+    if END_TO_END:
+        targets += END_TO_END_TARGETS  # end_to_end.smk
     return targets
+
+
+def end_to_end_files(wildcards):
+    """Every problem's rows of the end-to-end study: results/end_to_end/<paper>/<problem>.parquet."""
+    return [f"results/end_to_end/{key}.parquet" for key in END_TO_END.problems]
 
 
 def audit_files(wildcards):

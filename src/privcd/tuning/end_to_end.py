@@ -1,0 +1,119 @@
+"""The end-to-end study (workflow target ``end_to_end``): what an error costs when tuning is counted.
+
+For one problem and each total epsilon, three protocols of one algorithm (DP-CD by default):
+
+* ``"papers"``: the papers' protocol. Every configuration of the grid runs at epsilon on ``runs``
+  seeds (:func:`privcd.fit_many`); the configuration of lowest mean final objective, computed on
+  the data without noise, is selected and run again on fresh seeds, whose mean error is reported.
+  The selection reads the data without noise, so no finite epsilon covers the reported number:
+  the tuning is not counted.
+* ``"private"``: :func:`privcd.tune_private` on the same grid at a total epsilon (``runs``
+  independent tunings, each on its own seed).
+* ``"defaults"``: data-independent hyperparameters (config ``defaults``, e.g. DP-CD's step 1, that is
+  ``gamma_j = 1 / M_j``, dp-cd Section 4), ``runs`` runs at epsilon: no budget spent on tuning.
+
+Rows: problem, protocol, epsilon, the mean, min and max relative error ``(F - F*) / F*`` over the
+runs, and the configuration(s) used.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from privcd.fit_many import fit_many
+from privcd.results import relative_error
+from privcd.tuning.grid import expand
+from privcd.tuning.private import SUPPORTED, tune_private
+from privcd.tuning.seeds import derive_seed
+from privcd.validation import check_number, check_positive, check_positive_int
+
+PROTOCOLS = ("papers", "private", "defaults")
+EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
+COLUMNS = ["problem", "protocol", "epsilon", "delta", "error_mean", "error_min", "error_max", "runs", "configuration"]
+
+
+def _row(problem_name, protocol, epsilon, delta, errors, configuration):
+    errors = np.asarray(errors, dtype=float)
+    return {"problem": problem_name, "protocol": protocol, "epsilon": float(epsilon), "delta": float(delta),
+            "error_mean": float(errors.mean()), "error_min": float(errors.min()), "error_max": float(errors.max()),
+            "runs": int(errors.size), "configuration": str(configuration)}
+
+
+def _seeds(base_seed, problem_name, protocol, epsilon, runs, stage="final"):
+    return [derive_seed(base_seed, problem_name, protocol, repr(float(epsilon)), index, stage=stage)
+            for index in range(runs)]
+
+
+def papers_protocol(problem, f_star, *, algorithm, configurations, epsilon, delta, seeds, final_seeds):
+    """``(errors, configuration)``: the grid's best configuration by mean final objective on ``seeds``
+    (selection on the data, not private), then its errors on ``final_seeds``."""
+    runs = [dict(configuration, epsilon=epsilon, delta=delta, seed=seed)
+            for configuration in configurations for seed in seeds]
+    objectives = np.array([run.objective for run in fit_many(problem, algorithm, runs)])
+    means = objectives.reshape(len(configurations), len(seeds)).mean(axis=1)
+    best = configurations[int(np.argmin(means))]
+    finals = fit_many(problem, algorithm, [dict(best, epsilon=epsilon, delta=delta, seed=seed) for seed in final_seeds])
+    return [relative_error(run.objective, f_star) for run in finals], best
+
+
+def end_to_end_rows(problem, f_star, *, name, algorithm, grid, defaults, epsilons, delta, runs, mean_candidates,
+                    base_seed):
+    """The rows of :data:`COLUMNS` for one problem: every protocol at every epsilon."""
+    configurations = expand(grid)
+    rows = []
+    for epsilon in epsilons:
+        errors, best = papers_protocol(problem, f_star, algorithm=algorithm, configurations=configurations,
+                                       epsilon=epsilon, delta=delta,
+                                       seeds=_seeds(base_seed, name, "papers", epsilon, runs, stage="tune"),
+                                       final_seeds=_seeds(base_seed, name, "papers", epsilon, runs))
+        rows.append(_row(name, "papers", epsilon, delta, errors, best))
+        tuned = [tune_private(problem, algorithm, grid, epsilon=epsilon, delta=delta, seed=seed,
+                              mean_candidates=mean_candidates)
+                 for seed in _seeds(base_seed, name, "private", epsilon, runs)]
+        rows.append(_row(name, "private", epsilon, delta, [relative_error(run.objective, f_star) for run in tuned],
+                         sorted({(run.settings["passes"], run.settings["step"], run.settings["clip"]) for run in tuned})))
+        default_runs = fit_many(problem, algorithm, [dict(defaults, epsilon=epsilon, delta=delta, seed=seed)
+                                                     for seed in _seeds(base_seed, name, "defaults", epsilon, runs)])
+        rows.append(_row(name, "defaults", epsilon, delta, [relative_error(run.objective, f_star) for run in default_runs],
+                         defaults))
+    return rows
+
+
+@dataclass(frozen=True)
+class EndToEndStudy:
+    """The config section ``end_to_end``, checked against the experiment (every bad key and name
+    named, at parse time)."""
+
+    problems: tuple  # "<paper>/<problem>" keys of the experiment
+    algorithm: str
+    epsilons: tuple
+    delta: object  # a number or "c/n^k", resolved per problem
+    runs: int
+    mean_candidates: float
+    grid: dict
+    defaults: dict
+
+    @classmethod
+    def from_config(cls, section, experiment):
+        required = {"problems", "grid", "defaults"}
+        known = required | {"algorithm", "epsilons", "delta", "runs", "mean_candidates"}
+        unknown, missing = sorted(set(section) - known), sorted(required - set(section))
+        if unknown or missing:
+            raise ValueError(f"end_to_end: unknown key(s) {unknown}, missing key(s) {missing}")
+        problems = tuple(f"{paper}/{name}" for paper, names in section["problems"].items() for name in names)
+        absent = [key for key in problems if key not in experiment.problems]
+        if absent:
+            raise ValueError(f"end_to_end.problems: {absent} are not problems of the experiment (or their data "
+                             f"are unavailable); expected among {sorted(experiment.problems)}")
+        algorithm = section.get("algorithm", "dp-cd")
+        if algorithm not in SUPPORTED:
+            raise ValueError(f"end_to_end.algorithm={algorithm!r}: private tuning supports {list(SUPPORTED)}")
+        expand(section["grid"])  # raises, naming the key, on a bad grid
+        for key in ("passes", "step", "clip"):
+            if key not in section["defaults"]:
+                raise ValueError(f"end_to_end.defaults must give passes, step and clip; missing {key!r}")
+        epsilons = tuple(check_positive("end_to_end.epsilons", float(e)) for e in section.get("epsilons", EPSILONS))
+        return cls(problems=problems, algorithm=algorithm, epsilons=epsilons, delta=section.get("delta", "1/n^2"),
+                   runs=check_positive_int("end_to_end.runs", section.get("runs", 5)),
+                   mean_candidates=check_number("end_to_end.mean_candidates", section.get("mean_candidates", 10.0),
+                                                low=1.0),
+                   grid=dict(section["grid"]), defaults=dict(section["defaults"]))
