@@ -132,3 +132,34 @@ def test_same_seed_same_run_and_bad_inputs_are_clear_errors(problem):
     with pytest.raises(ValueError, match="epsilon=0.001 is below what selecting"):
         privcd.tune_private(problem, "dp-cd", GRID, epsilon=0.001, delta=1e-5, mean_candidates=1000.0)
     assert candidate_mu(1.0, delta=1e-5, shape=1.0, gamma=tnb_gamma(1.0, 10.0)) < 0.27  # below one run's mu at 1
+
+
+def test_the_end_to_end_rows_of_a_problem(problem):
+    from privcd.tuning.end_to_end import COLUMNS, PROTOCOLS, end_to_end_rows
+    f_star = privcd.solve_nonprivate(problem).f_star
+    arguments = dict(name="toy", algorithm="dp-cd", grid=GRID, defaults={"passes": 2, "step": 1.0, "clip": 1.0},
+                     epsilons=(1.0, 4.0), delta=1e-5, runs=3, mean_candidates=4.0, base_seed=0)
+    rows = end_to_end_rows(problem, f_star, **arguments)
+    assert [(row["protocol"], row["epsilon"]) for row in rows] == [(p, e) for e in (1.0, 4.0) for p in PROTOCOLS]
+    for row in rows:
+        assert set(row) == set(COLUMNS) and 0 <= row["error_min"] <= row["error_mean"] <= row["error_max"]
+        assert row["runs"] == 3
+    assert end_to_end_rows(problem, f_star, **arguments) == rows  # seeds from identity: same bits
+
+
+def test_the_end_to_end_config_is_checked_against_the_experiment():
+    from types import SimpleNamespace
+    from privcd.tuning.end_to_end import EndToEndStudy
+    experiment = SimpleNamespace(problems={"dp-cd/a": None, "dp-gcd/b": None})
+    section = {"problems": {"dp-cd": ["a"], "dp-gcd": ["b"]}, "grid": GRID,
+               "defaults": {"passes": 1, "step": 1.0, "clip": 1.0}}
+    study = EndToEndStudy.from_config(section, experiment)
+    assert study.problems == ("dp-cd/a", "dp-gcd/b") and study.epsilons == (0.5, 1.0, 2.0, 5.0, 10.0)
+    with pytest.raises(ValueError, match=r"\['dp-gcd/c'\] are not problems of the experiment"):
+        EndToEndStudy.from_config({**section, "problems": {"dp-gcd": ["c"]}}, experiment)
+    with pytest.raises(ValueError, match="algorithm='dp-sgd'"):
+        EndToEndStudy.from_config({**section, "algorithm": "dp-sgd"}, experiment)
+    with pytest.raises(ValueError, match="missing 'clip'"):
+        EndToEndStudy.from_config({**section, "defaults": {"passes": 1, "step": 1.0}}, experiment)
+    with pytest.raises(ValueError, match=r"unknown key\(s\) \['run'\]"):
+        EndToEndStudy.from_config({**section, "run": 3}, experiment)

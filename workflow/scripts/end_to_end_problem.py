@@ -21,6 +21,7 @@ study = params.study
 rows = end_to_end_rows(problem, f_star, name=params.spec.key, algorithm=study.algorithm, grid=study.grid,
                        defaults=study.defaults, epsilons=study.epsilons,
                        delta=resolve_delta(study.delta, problem.n_samples), runs=study.runs,
-                       mean_candidates=study.mean_candidates, base_seed=params.base_seed)
+                       mean_candidates=study.mean_candidates, base_seed=params.base_seed,
+                       score_clip=study.score_clip)
 write_parquet(pd.DataFrame(rows, columns=COLUMNS), snakemake.output[0])
 logging.info("%s: %d rows in %.1f s", params.spec.key, len(rows), time.perf_counter() - start)

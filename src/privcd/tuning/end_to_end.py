@@ -56,7 +56,7 @@ def papers_protocol(problem, f_star, *, algorithm, configurations, epsilon, delt
 
 
 def end_to_end_rows(problem, f_star, *, name, algorithm, grid, defaults, epsilons, delta, runs, mean_candidates,
-                    base_seed):
+                    base_seed, score_clip=1.0):
     """The rows of :data:`COLUMNS` for one problem: every protocol at every epsilon."""
     configurations = expand(grid)
     rows = []
@@ -67,7 +67,7 @@ def end_to_end_rows(problem, f_star, *, name, algorithm, grid, defaults, epsilon
                                        final_seeds=_seeds(base_seed, name, "papers", epsilon, runs))
         rows.append(_row(name, "papers", epsilon, delta, errors, best))
         tuned = [tune_private(problem, algorithm, grid, epsilon=epsilon, delta=delta, seed=seed,
-                              mean_candidates=mean_candidates)
+                              mean_candidates=mean_candidates, score_clip=score_clip)
                  for seed in _seeds(base_seed, name, "private", epsilon, runs)]
         rows.append(_row(name, "private", epsilon, delta, [relative_error(run.objective, f_star) for run in tuned],
                          sorted({(run.settings["passes"], run.settings["step"], run.settings["clip"]) for run in tuned})))
@@ -89,13 +89,14 @@ class EndToEndStudy:
     delta: object  # a number or "c/n^k", resolved per problem
     runs: int
     mean_candidates: float
+    score_clip: float
     grid: dict
     defaults: dict
 
     @classmethod
     def from_config(cls, section, experiment):
         required = {"problems", "grid", "defaults"}
-        known = required | {"algorithm", "epsilons", "delta", "runs", "mean_candidates"}
+        known = required | {"algorithm", "epsilons", "delta", "runs", "mean_candidates", "score_clip"}
         unknown, missing = sorted(set(section) - known), sorted(required - set(section))
         if unknown or missing:
             raise ValueError(f"end_to_end: unknown key(s) {unknown}, missing key(s) {missing}")
@@ -116,4 +117,5 @@ class EndToEndStudy:
                    runs=check_positive_int("end_to_end.runs", section.get("runs", 5)),
                    mean_candidates=check_number("end_to_end.mean_candidates", section.get("mean_candidates", 10.0),
                                                 low=1.0),
+                   score_clip=check_positive("end_to_end.score_clip", section.get("score_clip", 1.0)),
                    grid=dict(section["grid"]), defaults=dict(section["defaults"]))
