@@ -35,6 +35,10 @@ def main(run_dir, config_file):
     if "audit" in config:  # results/audit/check.txt exists only when no sound variant exceeds its claim
         expected += [run_dir / path for path in ("results/audit/audits.parquet", "results/tables/audit/audits.md",
                                                  "figures/audit/audit.png", "results/audit/check.txt")]
+    if "end_to_end" in config:
+        expected += [run_dir / path for path in ("results/end_to_end/end_to_end.parquet",
+                                                 "results/tables/end_to_end/end_to_end.md",
+                                                 "figures/end_to_end/end_to_end.png")]
     missing = [str(path) for path in expected if not path.is_file() or path.stat().st_size == 0]
     if missing:
         sys.exit(f"missing or empty outputs: {missing}")

@@ -2,8 +2,8 @@
 
     python .ci/compare_runs.py RUN_DIR_A RUN_DIR_B
 
-Compares every aggregated table (results/aggregate/*/*.parquet) and the audits
-(results/audit/audits.parquet) on all columns except the measured times, and every selection (results/select/**.json) exactly. Exit 1 on any difference.
+Compares every aggregated table (results/aggregate/*/*.parquet), the audits
+(results/audit/audits.parquet) and the end-to-end study (results/end_to_end/end_to_end.parquet) on all columns except the measured times, and every selection (results/select/**.json) exactly. Exit 1 on any difference.
 """
 import json
 import sys
@@ -16,7 +16,8 @@ TIMING = ["seconds"]
 
 def main(first, second):
     first, second = Path(first), Path(second)
-    tables = sorted(path.relative_to(first) for pattern in ("results/aggregate/*/*.parquet", "results/audit/audits.parquet")
+    tables = sorted(path.relative_to(first) for pattern in ("results/aggregate/*/*.parquet", "results/audit/audits.parquet",
+                                                               "results/end_to_end/end_to_end.parquet")
                     for path in first.glob(pattern))
     selections = sorted(path.relative_to(first) for path in first.glob("results/select/**/*.json"))
     if not tables or not selections:
