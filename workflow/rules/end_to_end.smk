@@ -12,6 +12,7 @@ rule end_to_end_problem:
     params:
         spec=lambda wildcards: EXPERIMENT.problem(wildcards.paper, wildcards.problem),
         study=END_TO_END,
+        study_id=repr(END_TO_END),  # a string, so that a change of the section reruns the jobs (params tracking)
         base_seed=config["base_seed"],
     conda:
         "../envs/privcd.yaml"
