@@ -177,6 +177,35 @@ def test_bad_algorithm_grids_are_errors_naming_the_entry(grid, words):
         assert word in str(error.value)
 
 
+@pytest.mark.parametrize("key, values, words", [("passes", [-1, 1], ["grid.passes=-1"]),
+                                                ("step", [0.0], ["grid.step=0.0"]),
+                                                ("clip", [-1.0], ["grid.clip=-1.0"]),
+                                                ("passes", ["two"], ["grid.passes='two'", "real number"])])
+def test_every_grid_value_is_checked_when_the_config_is_read(key, values, words):
+    """issue 24: a bad grid value is an error naming its key at parse time (snakemake -n), not an
+    hour into a run when its job is reached."""
+    config = smoke_config()
+    config["papers"]["demo"]["algorithms"]["sgd-batch"]["grid"] = {**GRID, key: values}
+    with pytest.raises(ValueError) as error:
+        Experiment(config)
+    for word in ["papers.demo.algorithms.sgd-batch"] + words:
+        assert word in str(error.value)
+
+
+@pytest.mark.parametrize("change, words", [({"loss": "huber"}, ["papers.demo.problems.a", "loss='huber'"]),
+                                           ({"penalty": "l3"}, ["papers.demo.problems.a", "penalty='l3'"]),
+                                           ({"dataset": "california", "loss": "logistic"},
+                                            ["papers.demo.problems.a", "regression", "'squared'"]),
+                                           ({"privacy": {"delta": "5/n^0"}}, ["papers.demo.problems.a", "5/n^0"])])
+def test_bad_problem_entries_are_errors_naming_them_when_the_config_is_read(change, words):
+    config = smoke_config()
+    config["papers"]["demo"]["problems"]["a"].update(change)
+    with pytest.raises(ValueError) as error:
+        Experiment(config)
+    for word in words:
+        assert word in str(error.value)
+
+
 def test_an_entry_with_problems_runs_on_those_only_and_unknown_names_are_errors():
     config = smoke_config()
     config["papers"]["demo"]["algorithms"]["sgd-batch"]["problems"] = ["c"]

@@ -27,8 +27,12 @@ from pathlib import Path
 
 from privcd.algorithms import get_algorithm
 from privcd.data import get_spec
+from privcd.losses import get_loss
+from privcd.penalties import get_penalty
 from privcd.tuning.chunks import chunk_count, group_by_privacy
 from privcd.tuning.grid import expand
+from privcd.tuning.privacy_values import resolve_delta
+from privcd.validation import check_positive
 
 REQUIRED_PARAMETERS = ("passes", "step", "clip")
 # Scheduling (Snakemake ``priority``): the jobs that unblock tuning chunks (data, optimum,
@@ -208,6 +212,7 @@ class Experiment:
                                   f"{self.mirror} (unavailable: {self.config['unavailable']}).")
                 return None
         privacy = {**block["privacy"], **entry.get("privacy", {})}
+        _check_problem_entry(f"papers.{paper}.problems.{name}", entry, dataset, privacy["delta"])
         epsilon = privacy["epsilon"]
         epsilon = tuple(epsilon) if isinstance(epsilon, list) else (epsilon,)
         return ProblemSpec(paper=paper, name=name, dataset=dataset,
@@ -246,6 +251,9 @@ class Experiment:
         # the cache key keeps the grid's key order, which sets the order of the product
         grid_json = json.dumps({"epsilon": epsilon, "delta": privacy.get("delta", problem.delta), **grid})
         configurations = _configurations(grid_json)
+        for configuration in configurations:  # every value, so that a dry run names a bad one
+            for key in REQUIRED_PARAMETERS:
+                check_positive(f"{where}.{key}", configuration[key], allow_inf=key == "clip")
         return Study(problem=problem, name=name, algorithm=module.NAME,
                      tune_runs=int(block["runs"]["tune"]), final_runs=int(block["runs"]["final"]),
                      timing_runs=int(block["runs"].get("timing", 0)),
@@ -256,6 +264,26 @@ class Experiment:
                      grid_id=hashlib.sha256(grid_json.encode()).hexdigest()[:12],
                      configurations=configurations)
 
+
+
+def _check_problem_entry(where, entry, dataset, delta):
+    """``ValueError`` naming the key of a problem entry whose loss or penalty is unknown, whose loss
+    needs class labels the dataset does not have, or whose delta is not in (0, 1) for datasets of
+    10 to 10^7 records."""
+    try:
+        loss = get_loss(entry["loss"])
+        get_penalty(entry.get("penalty"))
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+    task = get_spec(dataset).task
+    if loss.labels is not None and task == "regression":
+        raise ValueError(f"{where}: loss={loss.name!r} needs class labels {loss.labels}, but dataset {dataset!r} "
+                         "has a real-valued (regression) target; use loss 'squared'")
+    for n in (10, 10**7):
+        try:
+            resolve_delta(delta, n)
+        except ValueError as error:
+            raise ValueError(f"{where}: privacy delta={delta!r} gives {error} for n={n}") from None
 
 
 def _check_problem_lists(paper, block):
