@@ -220,7 +220,7 @@ def markdown(rows):
               "draws its random numbers, takes its proximal steps and, for DP-SGD, its dot products, so it "
               "takes longer than *least ms*. A least ratio above the ceiling means the ceiling cannot be met "
               "with this arithmetic on this machine: for the logistic loss, each sample-step evaluates an "
-              "`exp` and a division (`kernels/elementary.py::exp`, vectorised); for DP-SGD, each step draws "
+              "`exp` and a division (`numerics/elementary.py::exp`, vectorised); for DP-SGD, each step draws "
               "p Box-Muller normals from the SplitMix64 stream (`kernels/gaussian.py`), whose bits the "
               "runs' reproducibility fixes; on sparse X, each DP-CD step draws from the run's PCG64 "
               "generator and sums in the fixed order that keeps sparse X bit-identical to dense X, a fixed "

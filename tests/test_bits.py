@@ -1,8 +1,8 @@
-"""The bit casts of privcd.kernels.bits agree with numpy's array views, both ways."""
+"""The bit casts of privcd.numerics.bits agree with numpy's array views, both ways."""
 import numpy as np
 from numba import njit
 
-from privcd.kernels.bits import float_as_int, int_as_float
+from privcd.numerics.bits import float_as_int, int_as_float
 
 
 @njit(cache=True)

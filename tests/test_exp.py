@@ -1,4 +1,4 @@
-"""privcd.kernels.elementary.exp: within 1 ulp of a correctly rounded exp over the whole float64
+"""privcd.numerics.elementary.exp: within 1 ulp of a correctly rounded exp over the whole float64
 range (mpmath at 50 digits as the reference), special values, and the loop it sits in vectorises."""
 import math
 
@@ -13,7 +13,7 @@ from conftest import fresh_assembly
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.linalg import lagged_clipped_gradient_sum
 from privcd.kernels.partial_sums import scratch
-from privcd.kernels.elementary import exp
+from privcd.numerics.elementary import exp
 from privcd.losses import logistic
 
 

@@ -6,7 +6,7 @@ import pytest
 import scipy.stats
 from numba import njit
 
-from privcd.kernels.elementary import (
+from privcd.numerics.elementary import (
     log_positive, log_positive_numpy, sincos_turns, sincos_turns_numpy, sqrt)
 from privcd.kernels.gaussian import (
     PIECE_PAIRS, fill_standard_normal, fill_standard_normal_parallel, fill_standard_normal_rows, standard_normal_numpy)

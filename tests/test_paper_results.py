@@ -8,7 +8,7 @@ import pytest
 
 from privcd.results.dataset_sizes import dataset_sizes
 from privcd.results.hyperparameters import hyperparameter_table, loss_label
-from privcd.results.iterates import final_iterates
+from privcd.tuning.iterates import final_iterates
 from privcd.results.per_passes import best_per_passes, mean_times
 from privcd.results.quasi_sparsity import quasi_sparsity_alpha, solution_histograms
 from privcd.results.support import support_counts, support_recovery, support_table

@@ -17,7 +17,7 @@ uniform integer below each span), ``log_uniform()`` (the log of one uniform in (
 import numpy as np
 
 from privcd.algorithms.base import kernel_key
-from privcd.kernels.elementary import log_positive_numpy
+from privcd.numerics.elementary import log_positive_numpy
 from privcd.kernels.gaussian import standard_normal_numpy
 from privcd.kernels.streams import bounded_indices_numpy, uniform_fine_numpy
 

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from privcd.kernels.dispatch import loss_derivative, penalty_prox
-from privcd.kernels.elementary import log_positive
+from privcd.numerics.elementary import log_positive
 from privcd.kernels.gaussian import fill_standard_normal_parallel, fill_standard_normal_rows
 from privcd.kernels.linalg import add_scaled_row
 from privcd.kernels.rows import fast_row_dot

@@ -17,13 +17,13 @@ Box-Muller with ``u1`` conditioned on ``u1 >= 2**-65`` (up to the rounding of fl
 run of N pairs is within total variation ``N 2**-65`` (N = 10**10 pairs: 2.7e-10) of one with
 unconditioned u1, so a mechanism calibrated to (epsilon, delta) for exact Gaussian noise is
 (epsilon, delta + (1 + e**epsilon) N 2**-65)-DP with these draws. With ``uniform`` (2**-52) that
-term would be 8192 times larger, comparable to delta = 1/n**2 for the largest runs. ``log`` and ``sin``/``cos`` are :mod:`privcd.kernels.elementary`'s (under 1 and 2 ulp),
+term would be 8192 times larger, comparable to delta = 1/n**2 for the largest runs. ``log`` and ``sin``/``cos`` are :mod:`privcd.numerics.elementary`'s (under 1 and 2 ulp),
 ``sqrt`` is IEEE's, so the loop vectorises and its numpy twin gives the same bits.
 """
 import numpy as np
 from numba import njit, prange
 
-from privcd.kernels.elementary import log_positive, log_positive_numpy, sincos_turns, sincos_turns_numpy, sqrt
+from privcd.numerics.elementary import log_positive, log_positive_numpy, sincos_turns, sincos_turns_numpy, sqrt
 from privcd.kernels.streams import uniform, uniform_fine, uniform_fine_numpy, uniform_numpy
 
 PIECE_PAIRS = 4096  # normal pairs a thread draws at a time (fill_standard_normal_parallel)

@@ -26,7 +26,7 @@ vectorised numpy, so plain numpy code and tests replay a kernel's draws exactly.
 import numpy as np
 from numba import njit
 
-from privcd.kernels.bits import int_as_float
+from privcd.numerics.bits import int_as_float
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 MIX_1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -4,7 +4,7 @@ dp-cd Section 6 (footnote 5) and dp-gcd Section 5. ``d^2 l / dz^2 = s (1 - s) <=
 ``s = sigmoid(y z)``, so the curvature is 1/4.
 
 The derivative and second derivative, evaluated once per sample in the kernels' hot loops, use
-the branch-free :func:`privcd.kernels.elementary.exp` (within 1 ulp of ``math.exp``) and
+the branch-free :func:`privcd.numerics.elementary.exp` (within 1 ulp of ``math.exp``) and
 selects instead of branches, and numba's ``error_model="numpy"`` (a plain division: the default
 "python" model guards every float division with a zero test and a jump, which alone stops
 vectorisation; here the denominator ``1 + e`` is at least 1), so the loops over samples that call
@@ -14,7 +14,7 @@ import math
 
 from numba import njit
 
-from privcd.kernels.elementary import exp, log_positive
+from privcd.numerics.elementary import exp, log_positive
 from privcd.losses.base import LossSpec
 
 CODE = 0
@@ -28,7 +28,7 @@ def value(z, y):
 
     ``log1p(e) = log(u) + (e - (u - 1)) / u`` with ``u = 1 + e`` rounded: ``e - (u - 1)`` is the
     rounding error of u, exactly, and the second term is the first-order correction of the log
-    for it (``e`` itself when u rounds to 1). exp and log are :mod:`privcd.kernels.elementary`'s
+    for it (``e`` itself when u rounds to 1). exp and log are :mod:`privcd.numerics.elementary`'s
     (within 1 ulp); against a 50-digit reference the value is within 1.33 eps everywhere
     (tests/test_losses.py checks 1.5). Inlined by numba: as an LLVM call it is too large for
     LLVM's inliner, and a loop around a call does not vectorise.

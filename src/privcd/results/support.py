@@ -26,7 +26,7 @@ def support_counts(w, w_star):
 def support_recovery(problem, algorithm, iterates, w_star, f_star):
     """One row of :data:`RECOVERY_COLUMNS`: counts and relative gap, mean and std over the runs.
 
-    ``iterates`` is the output of :func:`privcd.results.iterates.final_iterates` (``w`` of shape
+    ``iterates`` is the output of :func:`privcd.tuning.iterates.final_iterates` (``w`` of shape
     (runs, p), ``objective`` of shape (runs,)).
     """
     counts = np.array([support_counts(w, w_star) for w in iterates["w"]], dtype=float).reshape(-1, 2)

@@ -111,7 +111,7 @@ def identified_runs(problem, algorithm, configurations, *, base_seed, repetition
 
     Arguments as :func:`run_chunk`. The one place that turns a configuration and a repetition into
     a seeded run (:func:`privcd.fit_many`), shared by the tuning and final runs and by
-    :func:`privcd.results.iterates.final_iterates`, which regenerates final runs' iterates.
+    :func:`privcd.tuning.iterates.final_iterates`, which regenerates final runs' iterates.
     """
     label = label or algorithm
     identified, arguments_of_runs = [], []

@@ -3,7 +3,7 @@
 ``math.exp``, ``math.log``, ``math.sin`` and ``math.cos`` are calls into libm that keep LLVM from
 vectorising a loop (numba has no SVML here): the logistic loss's derivative would cost one scalar
 call per sample. These are fdlibm's algorithms (Sun Microsystems 1993, as in musl's ``exp.c``,
-``log.c``, ``__sin.c`` and ``__cos.c``) written with bit casts (:mod:`privcd.kernels.bits`) and
+``log.c``, ``__sin.c`` and ``__cos.c``) written with bit casts (:mod:`privcd.numerics.bits`) and
 selects instead of branches, so a loop over them runs on SIMD lanes (four float64s with AVX2):
 
 ``exp(x)``: Cody-Waite reduction and a degree-9 minimax polynomial, within 1 ulp (its docstring).
@@ -30,7 +30,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from privcd.kernels.bits import float_as_int, int_as_float
+from privcd.numerics.bits import float_as_int, int_as_float
 
 # Cody-Waite split of log(2) (fdlibm's, in exp and log): LN2_HI has 32 significant bits, so
 # k * LN2_HI is exact for |k| < 2**20.
