@@ -10,7 +10,7 @@ import numpy as np
 from privcd.privacy.reuse import CalibrationStore
 from privcd.results.datafiles import load_problem
 from privcd.results.io import write_bytes
-from privcd.results.iterates import final_iterates
+from privcd.tuning.iterates import final_iterates
 from privcd.results.joblog import log_to
 
 log_to(snakemake.log[0])
