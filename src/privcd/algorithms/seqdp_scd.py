@@ -28,6 +28,7 @@ from privcd.algorithms import dp_scd
 NAME = "seqdp-scd"
 OPTIONS = dict(dp_scd.OPTIONS)
 SMOOTHNESS_FROM_PROBLEM = None  # as DP-SCD
+ACCOUNTANTS = dp_scd.ACCOUNTANTS  # as DP-SCD (its noise models and accountants)
 
 
 def sensitivity(clip, batch_size):

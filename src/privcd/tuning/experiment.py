@@ -29,6 +29,7 @@ from privcd.algorithms import get_algorithm
 from privcd.data import get_spec
 from privcd.losses import get_loss
 from privcd.penalties import get_penalty
+from privcd.privacy.mechanisms import ACCOUNTANTS as GAUSSIAN_ACCOUNTANTS
 from privcd.tuning.chunks import chunk_count, group_by_privacy
 from privcd.tuning.grid import expand
 from privcd.tuning.privacy_values import resolve_delta
@@ -251,9 +252,14 @@ class Experiment:
         # the cache key keeps the grid's key order, which sets the order of the product
         grid_json = json.dumps({"epsilon": epsilon, "delta": privacy.get("delta", problem.delta), **grid})
         configurations = _configurations(grid_json)
+        accountants = _accountants_of(module)
         for configuration in configurations:  # every value, so that a dry run names a bad one
             for key in REQUIRED_PARAMETERS:
                 check_positive(f"{where}.{key}", configuration[key], allow_inf=key == "clip")
+            accountant = configuration.get("accountant")
+            if accountant is not None and accountant not in accountants:
+                raise ValueError(f"{where}.accountant={accountant!r} is not an accountant of algorithm "
+                                 f"{module.NAME!r}; expected one of {list(accountants)}")
         return Study(problem=problem, name=name, algorithm=module.NAME,
                      tune_runs=int(block["runs"]["tune"]), final_runs=int(block["runs"]["final"]),
                      timing_runs=int(block["runs"].get("timing", 0)),
@@ -264,6 +270,15 @@ class Experiment:
                      grid_id=hashlib.sha256(grid_json.encode()).hexdigest()[:12],
                      configurations=configurations)
 
+
+
+def _accountants_of(module):
+    """The accountant names an algorithm module accepts: its ``ACCOUNTANTS`` (flattened when keyed by
+    noise model), else privcd's Gaussian accountants (:data:`privcd.privacy.ACCOUNTANTS`)."""
+    names = getattr(module, "ACCOUNTANTS", None) or GAUSSIAN_ACCOUNTANTS
+    if isinstance(names, dict):
+        names = [name for group in names.values() for name in group]
+    return tuple(dict.fromkeys(names))
 
 
 def _check_problem_entry(where, entry, dataset, delta):
