@@ -54,5 +54,5 @@ def test_fit_reads_and_fills_the_store_and_gives_the_same_bits():
 def test_fit_refuses_a_store_of_the_wrong_type():
     X = np.random.default_rng(1).normal(size=(20, 3))
     problem = privcd.Problem(X, X[:, 0], "squared")
-    with pytest.raises(ValueError, match="calibrations must be a privcd.privacy.CalibrationStore or None; got dict"):
+    with pytest.raises(ValueError, match="calibrations must be a privcd.privacy.CalibrationStore, a privcd.privacy.JointRelease or None; got dict"):
         privcd.fit(problem, "dp-cd", epsilon=1.0, delta=1e-5, passes=1, step=0.5, clip=1.0, calibrations={})

@@ -5,14 +5,16 @@ from privcd.fit_many import fit_many
 from privcd.problem import DataDependentConstantsWarning, Problem
 from privcd.run import Run
 
-__all__ = ["DataDependentConstantsWarning", "Problem", "Run", "audit", "dataset_table", "fit", "fit_many", "load_dataset", "solve_nonprivate", "tune_private"]
+__all__ = ["DPLasso", "DPLinearRegression", "DPLinearSVC", "DPLogisticRegression", "DataDependentConstantsWarning",
+           "Problem", "Run", "audit", "dataset_table", "fit", "fit_many", "load_dataset", "solve_nonprivate", "tune_private"]
 __version__ = "0.1.0"
 
 # Loaded on first use so that a process that only fits starts quickly: the data loaders import
 # scikit-learn (0.8 s), the certified solver scipy.optimize and scipy.linalg (0.3 s), the audit
-# scipy.stats. (The privacy package defers dp-accounting the same way: privcd.privacy.)
+# scipy.stats, the estimators scikit-learn's base classes. (The privacy package defers dp-accounting the same way: privcd.privacy.)
 _LAZY = {"audit": "privcd.auditing", "tune_private": "privcd.tuning.private", "load_dataset": "privcd.data", "dataset_table": "privcd.data",
-         "solve_nonprivate": "privcd.optimum"}
+         "solve_nonprivate": "privcd.optimum", "DPLasso": "privcd.estimators", "DPLinearRegression": "privcd.estimators",
+         "DPLinearSVC": "privcd.estimators", "DPLogisticRegression": "privcd.estimators"}
 
 
 def __getattr__(name):

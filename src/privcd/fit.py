@@ -7,6 +7,7 @@ import numpy as np
 from privcd.algorithms import get_algorithm
 from privcd.algorithms.base import Settings
 from privcd.algorithms.kernel_clock import kernel_clock
+from privcd.privacy.joint import JointRelease
 from privcd.privacy.reuse import CalibrationStore
 from privcd.problem import DataDependentConstantsWarning, Problem
 from privcd.run import Run
@@ -34,10 +35,11 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
         Clipping hyperparameter, ``> 0``; ``inf`` disables clipping (only without noise).
     seed : int
         Seed of the kernel's random generator: same inputs and seed, same bits.
-    calibrations : privcd.privacy.CalibrationStore, optional
+    calibrations : privcd.privacy.CalibrationStore or privcd.privacy.JointRelease, optional
         Noise calibrations to reuse: the run's calibration is read from it when it holds it and
         recorded in it otherwise (:mod:`privcd.privacy.reuse`); the numbers are those of a fresh
-        calibration either way.
+        calibration either way. A ``JointRelease(k)`` calibrates the run as one of k released
+        together (:mod:`privcd.privacy.joint`).
     **options
         Algorithm-specific options (see each algorithm module's ``OPTIONS``).
 
@@ -124,8 +126,8 @@ def _settings(epsilon, delta, passes, step, clip, calibrations):
     if math.isfinite(epsilon) and math.isinf(clip):
         raise ValueError(f"clip=inf with epsilon={epsilon}: without clipping the sensitivity is "
                          "unbounded; give a finite clip or epsilon=inf")
-    if calibrations is not None and not isinstance(calibrations, CalibrationStore):
-        raise ValueError(f"calibrations must be a privcd.privacy.CalibrationStore or None; "
+    if calibrations is not None and not isinstance(calibrations, (CalibrationStore, JointRelease)):
+        raise ValueError(f"calibrations must be a privcd.privacy.CalibrationStore, a privcd.privacy.JointRelease or None; "
                          f"got {type(calibrations).__name__}")
     return Settings(epsilon=epsilon, delta=delta, passes=check_positive("passes", passes),
                     step=check_positive("step", step), clip=clip, calibrations=calibrations)

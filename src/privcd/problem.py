@@ -5,6 +5,7 @@
 with ``l`` a registered loss and ``psi`` a separable penalty times ``lam``.
 """
 import copy
+import math
 from functools import cached_property
 
 import numpy as np
@@ -62,22 +63,32 @@ class Problem:
         (``ValueError`` naming the largest row otherwise; an excess below a relative
         ``ROW_NORM_TOLERANCE``, the rounding of a normalisation, passes).
         (DP-CD can also estimate the M_j privately: ``smoothness="private"``, dp-cd Section 5.3.)
+    feature_bound : float or array of shape (p,), optional
+        Public bounds ``|x_ij| <= B_j`` on every feature (a scalar bounds them all), instead of
+        ``constants`` and beside ``row_norm_bound`` or alone: the constants are then the
+        data-independent ``M_j = curvature min(B_j^2, R^2)`` (``(1/n) sum_i x_ij^2 <= B_j^2``) and
+        ``beta = curvature min(R^2, sum_j B_j^2)`` (``||X||_2^2 <= ||X||_F^2 <= n sum_j B_j^2``),
+        tighter per coordinate than R alone when the features have different ranges. Every entry
+        of X is checked (``ValueError`` naming the first entry out of bounds).
     """
 
-    def __init__(self, X, y, loss, penalty=None, lam=0.0, *, constants=None, row_norm_bound=None):
+    def __init__(self, X, y, loss, penalty=None, lam=0.0, *, constants=None, row_norm_bound=None,
+                 feature_bound=None):
         self.loss = get_loss(loss)
         self.penalty = get_penalty(penalty)
         self.lam = check_number("lam", lam, low=0.0, low_open=False)
         self.constants = check_choice("constants", constants, CONSTANTS)
+        for name, bound in (("row_norm_bound", row_norm_bound), ("feature_bound", feature_bound)):
+            if bound is not None and constants is not None:
+                raise ValueError(f"constants={constants!r} and {name}={bound!r}: give one source of the "
+                                 "smoothness constants, not both")
         if row_norm_bound is not None:
-            if constants is not None:
-                raise ValueError(f"constants={constants!r} and row_norm_bound={row_norm_bound!r}: give one "
-                                 "source of the smoothness constants, not both")
             row_norm_bound = check_positive("row_norm_bound", row_norm_bound)
         self.row_norm_bound = row_norm_bound
         self.X = check_matrix(X)
         self.y = check_labels(y, self.X.shape[0], self.loss.labels)
         self.is_sparse = is_sparse_matrix(self.X)
+        self.feature_bound = None if feature_bound is None else self._feature_bounds(feature_bound)
         if row_norm_bound is not None:
             self._check_row_norm_bound()
 
@@ -85,7 +96,7 @@ class Problem:
     def public_constants(self):
         """The smoothness constants are public: declared so (``constants="data"``) or data-independent
         (``row_norm_bound``)."""
-        return self.constants == "data" or self.row_norm_bound is not None
+        return self.constants == "data" or self.row_norm_bound is not None or self.feature_bound is not None
 
     def with_penalty(self, penalty, lam):
         """The same problem (the same read-only X and y, shared, and the same constants) with
@@ -155,9 +166,11 @@ class Problem:
     @cached_property
     def M(self):
         """Coordinate-wise smoothness constants of f, ``M_j = curvature ||X_{:,j}||^2 / n`` (dp-cd
-        Section 5.3), or ``curvature R^2`` for every j with ``row_norm_bound = R``."""
-        if self.row_norm_bound is not None:
-            return np.full(self.n_features, self._curvature() * self.row_norm_bound**2)
+        Section 5.3), or with public bounds ``curvature min(B_j^2, R^2)`` (``feature_bound = B``,
+        ``row_norm_bound = R``; either alone gives its own term)."""
+        bound = self._public_sq_bounds()
+        if bound is not None:
+            return self._curvature() * bound
         return self._curvature() * self.column_sq_norms / self.n_samples
 
     @cached_property
@@ -171,8 +184,10 @@ class Problem:
         to within that margin (no longer bit for bit). With ``row_norm_bound = R``: ``curvature R^2``.
         """
         curvature = self._curvature()
-        if self.row_norm_bound is not None:
-            return curvature * self.row_norm_bound**2
+        if self.row_norm_bound is not None or self.feature_bound is not None:
+            row = math.inf if self.row_norm_bound is None else self.row_norm_bound**2
+            features = math.inf if self.feature_bound is None else float(np.sum(self.feature_bound**2))
+            return curvature * min(row, features)
         top = top_gram_eigenvalue_bound(self.columns, float(self.column_sq_norms.sum()))
         return curvature * top / self.n_samples
 
@@ -183,6 +198,30 @@ class Problem:
                              "constants M and beta that primal methods (dp-cd, dp-sgd, ...) step with do "
                              "not exist; use a dual method such as 'dp-scd'")
         return self.loss.curvature
+
+    def _public_sq_bounds(self):
+        """``min(B_j^2, R^2)`` per feature from the public bounds given, or ``None`` without any."""
+        if self.row_norm_bound is None and self.feature_bound is None:
+            return None
+        row = np.full(self.n_features, np.inf if self.row_norm_bound is None else self.row_norm_bound**2)
+        return row if self.feature_bound is None else np.minimum(row, self.feature_bound**2)
+
+    def _feature_bounds(self, feature_bound):
+        """``feature_bound`` as a read-only array of p positive bounds, checked against every entry of X."""
+        bound = np.asarray(feature_bound, dtype=np.float64)
+        if bound.ndim == 0:
+            bound = np.full(self.n_features, float(bound))
+        if bound.shape != (self.n_features,) or not np.all(np.isfinite(bound)) or np.any(bound <= 0):
+            raise ValueError(f"feature_bound={feature_bound!r}: expected a positive finite number or {self.n_features} "
+                             "of them, one per feature")
+        largest = np.abs(self.X).max(axis=0)
+        largest = np.asarray(largest.toarray() if hasattr(largest, "toarray") else largest, dtype=np.float64).ravel()
+        over = np.flatnonzero(largest > bound * (1 + ROW_NORM_TOLERANCE))
+        if over.size:
+            j = int(over[0])
+            raise ValueError(f"feature_bound is exceeded: feature {j} of X reaches |x_ij| = {float(largest[j])!r} "
+                             f"above its bound {float(bound[j])!r}; every |x_ij| must be <= feature_bound[j]")
+        return read_only(bound)
 
     def _check_row_norm_bound(self):
         largest = int(np.argmax(self.row_norms))

@@ -14,9 +14,11 @@ epsilon'/p-DP per feature (replace-one sensitivity ``2 b_j / n`` as in Appendix 
 ``M_j^(i) >= 0`` the true sensitivity is ``b_j / n``, so this is conservative by a factor 2), hence
 epsilon'-DP for the p features by simple composition.
 
-Assumption (as in the paper): the bounds ``B_j`` are public knowledge. privcd reads them off the
-data (``max_i |x_ij|``) because no other source exists here; a bound that depended on the data
-would itself leak and is not accounted for.
+Assumption (as in the paper): the bounds ``B_j`` are public knowledge. A problem with public
+feature bounds (:class:`~privcd.problem.Problem`'s ``feature_bound``, as privcd's estimators give
+it) supplies them, ``b_j = curvature B_j^2``, and the release is then epsilon'-DP with nothing read
+from the data outside it. Otherwise privcd reads them off the data (``2 max_i |x_ij|``), the paper's
+experimental choice: a bound that depends on the data itself leaks and is not accounted for.
 
 Floor: an estimate below the noise scale ``lambda_j = 2 b_j p / (n eps')`` (in particular any
 estimate ``<= 0``) carries no usable information and would give a huge or negative step
@@ -62,14 +64,18 @@ def smoothness_mechanism(problem, epsilon):
     X = problem.columns
     n, p = problem.n_samples, problem.n_features
     if problem.is_sparse:
-        largest = np.zeros(p)
         counts = np.diff(X.indptr)
-        np.maximum.at(largest, np.repeat(np.arange(p), counts), np.abs(X.data))
-        bounds = curvature * (2.0 * largest) ** 2
+        if problem.feature_bound is None:
+            largest = np.zeros(p)
+            np.maximum.at(largest, np.repeat(np.arange(p), counts), np.abs(X.data))
+            bounds = curvature * (2.0 * largest) ** 2
+        else:
+            bounds = curvature * problem.feature_bound**2
         clipped = np.minimum(curvature * X.data**2, np.repeat(bounds, counts))
         sums = np.bincount(np.repeat(np.arange(p), counts), weights=clipped, minlength=p)
     else:
-        bounds = curvature * (2.0 * np.abs(X).max(axis=0)) ** 2
+        largest = 2.0 * np.abs(X).max(axis=0) if problem.feature_bound is None else problem.feature_bound
+        bounds = curvature * largest**2
         sums = np.minimum(curvature * X**2, bounds).sum(axis=0)
     scale = np.zeros(p) if np.isinf(epsilon) else 2.0 * bounds * p / (n * epsilon)
     return SmoothnessMechanism(epsilon=epsilon, bounds=bounds, clipped_mean=sums / n, scale=scale)

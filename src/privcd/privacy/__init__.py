@@ -4,7 +4,8 @@
   and DP-SCD's subsampled Gaussian), the replace-one sensitivities the kernels scale their noise
   by, and which accountant reads which family.
 - :mod:`~privcd.privacy.calibration`: :func:`calibrate`, :func:`calibrate_subsampled`; and
-  :mod:`~privcd.privacy.reuse`: :class:`CalibrationStore`, calibrations kept across processes.
+  :mod:`~privcd.privacy.reuse`: :class:`CalibrationStore`, calibrations kept across processes;
+  :mod:`~privcd.privacy.joint`: :class:`JointRelease`, one of several runs released together.
 - :mod:`~privcd.privacy.events`: the families as dp-accounting events; :mod:`~privcd.privacy.accountants`:
   the registry ``"rdp"``, ``"pld"``, ``"exact"``; :mod:`~privcd.privacy.search`: the root search
   and :func:`epsilon_of`.
@@ -22,6 +23,7 @@ _MODULES = {
                    "gaussian_sensitivity", "subsampled_gaussian_sensitivity"),
     "calibration": ("Calibration", "calibrate", "calibrate_subsampled"),
     "reuse": ("CalibrationStore",),
+    "joint": ("JointRelease",),
     "composition": ("advanced_composition_epsilon", "advanced_composition_epsilon_per_step"),
     "greedy_composition": ("greedy_epsilon", "greedy_epsilon_per_step"),  # imports dp-accounting
     # These import dp-accounting.

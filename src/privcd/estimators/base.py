@@ -1,0 +1,237 @@
+"""What every privcd estimator shares: parameters, public bounds, the budget, one privcd run per output.
+
+An estimator fits ``F(w) = (1/n) sum_i l(<w, x_i>, y_i) + psi(w)`` with privcd's loss ``l`` and
+penalty ``psi`` (:class:`privcd.Problem`) by one private algorithm (:func:`privcd.fit`), on the
+records clipped to the public bounds (:mod:`privcd.estimators.bounds`), whose smoothness constants
+then come from those bounds (``Problem(feature_bound=B, row_norm_bound=R)``) and not from X.
+The (epsilon, delta) guarantee covers everything ``fit`` does with X and y, under replace-one
+neighbours (n is public), except what a :class:`~privcd.estimators.bounds.PrivacyLeakWarning`
+names.
+
+Defaults (data-independent, from the theory and the public bounds):
+
+* ``step = 1``: dp-cd's gamma_j = 1 / M_j (Theorem 4.3), DP-SGD's 1 / beta;
+* ``clip = None``: the largest possible gradient norm of one record, ``G R'`` (``G`` the loss's
+  bound on ``|l'|``: 1 for the logistic and hinge losses; 2 for privcd's squared loss
+  ``(z - y)^2``, i.e. residuals up to 1 unclipped), so that no record is clipped in the worst
+  case; DP-SCD's dual updates are bounded by 1 for the logistic and hinge losses, so its default
+  is 1; DP-SGD on the hinge loss steps with the raw learning rate ``step``;
+* ``passes = None``: DP-CD's convex rule from n, p, epsilon and delta
+  (:func:`privcd.estimators.defaults.theory_passes`), for every primal algorithm on a smooth
+  loss; 10 for the hinge loss and for DP-SCD;
+* DP-CD runs as DP-CD-P (dp-cd Section 5.2): a tenth of epsilon estimates the coordinate-wise
+  smoothness constants within the public bounds, where the bounds alone would give constants up
+  to p times too large (and steps as much too small); ``options={"smoothness": "public"}`` uses
+  the bounds' constants;
+* ``delta = None``: ``1 / n^2``, below the ``1 / n`` at which a mechanism may publish a record;
+* ``fit_intercept = True``: the intercept is a constant feature ``intercept_scaling`` (penalised,
+  as in liblinear), so nothing is centred on the data.
+
+Tuning any of these by ``GridSearchCV`` or ``cross_val_score`` on the private data spends the
+budget once per candidate and fold: the model selected is not (epsilon, delta)-DP. Tune on public
+data, or use :func:`privcd.tune_private` (DP-CD and DP-SkGD), which counts the tuning's privacy.
+"""
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from privcd.estimators.bounds import PublicBounds, apply_public_bounds, with_intercept
+from privcd.estimators.defaults import per_run_epsilon, theory_passes
+from privcd.fit import fit
+from privcd.losses import get_loss
+from privcd.privacy.joint import JointRelease
+from privcd.problem import Problem
+
+# Algorithms whose runs calibrate through fit's ``calibrations`` (so a one-vs-rest model is one
+# joint release, :mod:`privcd.privacy.joint`); the others split the budget by basic composition.
+JOINTLY_CALIBRATED = ("dp-cd", "dp-skgd", "dp-sgd", "dp-scd")
+GRADIENT_BOUND = {"logistic": 1.0, "hinge": 1.0, "squared": 2.0}
+DUAL_CLIP = 1.0  # DP-SCD: |update of a dual variable| <= 1 for the logistic and hinge losses
+DUAL_BATCH_SIZE = 100  # DP-SCD's default mini-batch (dp-scd Section 5), at most n
+NONSMOOTH_PASSES = 10.0  # the hinge loss and DP-SCD's dual: DP-CD's rule does not apply
+SEED_RANGE = 2**31 - 1
+
+
+# scikit-learn's estimator checks that a private fit cannot pass at the default epsilon = 1, each with
+# its reason (tests/test_estimators.py runs them at epsilon = inf, where they pass).
+CHECKS_CONTRADICTING_DP = {
+    "check_classifiers_train": "asserts training accuracy > 0.83 on a few hundred records; at epsilon = 1 the "
+                               "noise a private fit needs on so few records is of the order of the signal",
+    "check_regressors_train": "asserts R^2 > 0.5 on 200 records; at epsilon = 1 the noise a private fit needs on "
+                              "so few records is of the order of the signal",
+}
+
+
+def expected_failed_checks(estimator):
+    """The checks of :data:`CHECKS_CONTRADICTING_DP` (for ``parametrize_with_checks``)."""
+    return dict(CHECKS_CONTRADICTING_DP)
+
+
+def achieved_epsilon(runs, *, joint, private_constants):
+    """The epsilon of all the runs together: a joint release's runs each report the epsilon of all
+    their optimisations (plus, DP-CD-P, their own constants' share); split runs add up."""
+    if not joint or len(runs) == 1:
+        return float(sum(run.epsilon for run in runs))
+    if private_constants:
+        return float(sum(run.info["smoothness_epsilon"] for run in runs) + runs[0].info["optimisation_epsilon"])
+    return float(runs[0].epsilon)
+
+
+class DPLinearModel(BaseEstimator):
+    """The shared parameters and fit of privcd's estimators (see the module docstring).
+
+    Subclasses set ``LOSS``, ``PENALTY``, ``ALGORITHMS`` (the default first) and ``LAM_PER_ALPHA``
+    (privcd's ``lam`` for ``alpha = 1``: 2 for the squared loss, whose privcd form ``(z - y)^2`` is
+    twice scikit-learn's ``(z - y)^2 / 2``).
+    """
+
+    LOSS: str
+    PENALTY: str
+    ALGORITHMS: tuple
+    LAM_PER_ALPHA = 1.0
+
+    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, algorithm="dp-cd", passes=None,
+                 step=1.0, clip=None, alpha=0.0, fit_intercept=True, intercept_scaling=1.0, options=None,
+                 random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.data_norm = data_norm
+        self.bounds = bounds
+        self.algorithm = algorithm
+        self.passes = passes
+        self.step = step
+        self.clip = clip
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.options = options
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _validate_params_(self):
+        if self.algorithm not in self.ALGORITHMS:
+            raise ValueError(f"algorithm={self.algorithm!r}: {type(self).__name__} runs one of {list(self.ALGORITHMS)}")
+        if self.passes is not None and (isinstance(self.passes, bool) or not isinstance(self.passes, numbers.Real)
+                                        or not self.passes > 0):
+            raise ValueError(f"passes={self.passes!r}: expected a number > 0, or None for the default")
+        for name in ("epsilon", "step"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+                raise ValueError(f"{name}={value!r}: expected a number > 0")
+        if self.clip is not None and (isinstance(self.clip, bool) or not isinstance(self.clip, numbers.Real)
+                                      or not self.clip > 0):
+            raise ValueError(f"clip={self.clip!r}: expected a number > 0, or None for the default")
+        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real) or not self.alpha >= 0:
+            raise ValueError(f"alpha={self.alpha!r}: expected a number >= 0")
+        if self.delta is not None and (isinstance(self.delta, bool) or not isinstance(self.delta, numbers.Real)
+                                       or not 0 < self.delta < 1):
+            raise ValueError(f"delta={self.delta!r}: expected a number in (0, 1), or None for 1 / n^2")
+        if not (isinstance(self.intercept_scaling, numbers.Real) and self.intercept_scaling > 0):
+            raise ValueError(f"intercept_scaling={self.intercept_scaling!r}: expected a number > 0")
+        if self.options is not None and not isinstance(self.options, dict):
+            raise ValueError(f"options={self.options!r}: expected a dict of the algorithm's options, or None")
+
+    def _prepare_X(self, X, *, reset):
+        """Validated X (scikit-learn's checks: finite, 2-D, real, the fitted width when not ``reset``)."""
+        return validate_data(self, X, reset=reset, accept_sparse=("csr", "csc"), dtype=np.float64)
+
+    def _bounded(self, X):
+        """X clipped to the public bounds, with the intercept column, and the bounds."""
+        X, bounds = apply_public_bounds(X, bounds=self.bounds, data_norm=self.data_norm, owner=type(self).__name__)
+        if self.fit_intercept:
+            X, bounds = with_intercept(X, bounds, float(self.intercept_scaling))
+        return X, bounds
+
+    def _default_clip(self, bounds: PublicBounds):
+        if self.clip is not None:
+            return float(self.clip)
+        if self.algorithm == "dp-scd":
+            return DUAL_CLIP
+        return GRADIENT_BOUND[self.LOSS] * bounds.row_norm
+
+    def _options(self, n_samples, bounds):
+        """The algorithm's options: the user's, over one checkpoint, DP-CD-P for DP-CD (its constants estimated
+        privately within the public bounds, dp-cd Section 5.2), DP-SGD's batches of sqrt(n) records
+        (a common rule of thumb, no theorem) and DP-SCD's public row bound."""
+        options = {"checkpoints": 1}  # the final model only: no objective evaluated along the way
+        if self.algorithm == "dp-cd":
+            options["smoothness"] = "private"
+        if self.algorithm == "dp-sgd":
+            options["batch_size"] = max(1, round(math.sqrt(n_samples)))
+        if self.algorithm == "dp-scd":
+            options.update(row_norm_bound=bounds.row_norm, batch_size=min(DUAL_BATCH_SIZE, n_samples))
+        return {**options, **(self.options or {})}
+
+    def _passes(self, n_samples, n_features, epsilon, delta):
+        if self.passes is not None:
+            return float(self.passes)
+        if not math.isfinite(get_loss(self.LOSS).curvature) or self.algorithm == "dp-scd":
+            return NONSMOOTH_PASSES
+        return theory_passes(n_samples, n_features, epsilon, delta, curvature=get_loss(self.LOSS).curvature,
+                             gradient_bound=GRADIENT_BOUND[self.LOSS])
+
+    def _fit_outputs(self, X, targets):
+        """One private run per column of ``targets`` (labels in {-1, 1} or real values) under one budget.
+
+        Sets ``coef_`` (outputs x features), ``intercept_``, ``epsilon_``, ``delta_``, ``passes_``
+        and ``accountant_``. Several outputs are one joint release when the algorithm calibrates
+        through :class:`~privcd.privacy.joint.JointRelease` (DP-CD-P's private constants, one per
+        run, composed beside it: :func:`~privcd.estimators.defaults.per_run_epsilon`); otherwise
+        each gets (epsilon / k, delta / k) (basic composition, Dwork and Roth 2014, Theorem 3.16).
+        """
+        self._validate_params_()
+        n_samples, n_features = X.shape
+        if n_samples < 2:
+            raise ValueError(f"{type(self).__name__} needs at least 2 records; got n_samples={n_samples} (one record "
+                             "cannot be fitted privately)")
+        n_outputs = targets.shape[1]
+        delta = 1.0 / n_samples**2 if self.delta is None else float(self.delta)
+        X, bounds = self._bounded(X)
+        options = self._options(n_samples, bounds)
+        private_constants = options.get("smoothness") == "private"
+        joint = n_outputs > 1 and self.algorithm in JOINTLY_CALIBRATED and math.isfinite(self.epsilon)
+        if not joint:
+            epsilon, run_delta = self.epsilon / n_outputs, delta / n_outputs
+        elif private_constants:
+            epsilon, run_delta = per_run_epsilon(self.epsilon, n_outputs, options.get("smoothness_budget", 0.1)), delta
+        else:
+            epsilon, run_delta = self.epsilon, delta
+        release = JointRelease(n_outputs) if joint else None
+        # One of k jointly released Gaussian runs is about one run at epsilon / sqrt(k).
+        passes = self._passes(n_samples, X.shape[1], self.epsilon / math.sqrt(n_outputs), delta)
+        seeds = check_random_state(self.random_state).randint(0, SEED_RANGE, size=n_outputs)
+        runs = []
+        for column, seed in zip(targets.T, seeds):
+            problem = Problem(X, column, self.LOSS, self.PENALTY, self.LAM_PER_ALPHA * float(self.alpha),
+                              feature_bound=bounds.feature, row_norm_bound=bounds.row_norm)
+            run = fit(problem, self.algorithm, epsilon=epsilon, delta=run_delta, passes=passes, step=self.step,
+                      clip=self._default_clip(bounds), seed=int(seed), calibrations=release, **options)
+            if not np.all(np.isfinite(run.w)):
+                raise ValueError(f"{type(self).__name__}: the private run diverged (non-finite weights); lower "
+                                 f"step={self.step!r} or passes={self.passes!r}")
+            runs.append(run)
+        if joint and release.consulted != n_outputs:
+            raise RuntimeError(f"{self.algorithm} did not calibrate through the joint release ({release.consulted} "
+                               f"of {n_outputs} runs): its budget would not be accounted")
+        weights = np.array([run.w for run in runs])
+        self.coef_ = weights[:, :n_features]
+        self.intercept_ = (weights[:, n_features] * float(self.intercept_scaling) if self.fit_intercept
+                           else np.zeros(n_outputs))
+        self.epsilon_ = achieved_epsilon(runs, joint=joint, private_constants=private_constants)
+        self.delta_ = delta
+        self.passes_ = passes
+        self.accountant_ = runs[0].accountant
+        return self
+
+    def _linear(self, X):
+        check_is_fitted(self, "coef_")
+        X = self._prepare_X(X, reset=False)
+        return np.asarray(X @ self.coef_.T) + self.intercept_

@@ -1,0 +1,243 @@
+"""privcd's scikit-learn estimators (issue 23): scikit-learn's conventions and checks, the budget of
+one-vs-rest models against independent computations, public bounds and the leak warning, errors."""
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from scipy.stats import norm
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils.estimator_checks import check_classifiers_train, check_regressors_train, parametrize_with_checks
+
+import privcd
+from privcd.algorithms.private_smoothness import smoothness_mechanism
+from privcd.estimators import (CHECKS_CONTRADICTING_DP, DPLasso, DPLinearRegression, DPLinearSVC, DPLogisticRegression,
+                               PrivacyLeakWarning, expected_failed_checks)
+from privcd.estimators.defaults import MAX_PASSES, per_run_epsilon, theory_passes
+from privcd.privacy import JointRelease
+
+ESTIMATORS = [DPLogisticRegression(), DPLinearSVC(), DPLinearRegression(), DPLasso(alpha=0.01)]
+
+
+def classification(n=3000, p=6, classes=2, seed=0):
+    """Rows of norm <= 1, labels from a linear rule with some noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    scores = X @ rng.normal(size=(p, classes)) * 4 + 0.3 * rng.normal(size=(n, classes))
+    y = scores.argmax(axis=1) if classes > 2 else (scores[:, 0] > 0).astype(int)
+    return X, y
+
+
+def regression(n=3000, p=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, p)) / np.sqrt(p)
+    return X, X @ rng.normal(size=p) + 0.5 + 0.05 * rng.normal(size=n)
+
+
+@pytest.mark.filterwarnings("ignore::privcd.estimators.PrivacyLeakWarning")
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.filterwarnings("ignore::privcd.estimators.PrivacyLeakWarning")
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_the_checks_listed_as_contradicting_dp_pass_without_privacy(estimator):
+    """The listed failures are the noise's: the same checks pass at epsilon = inf."""
+    check = check_classifiers_train if "Classifier" in type(estimator).__mro__[1].__name__ else check_regressors_train
+    assert check.__name__ in CHECKS_CONTRADICTING_DP
+    check(type(estimator).__name__, clone(estimator).set_params(epsilon=math.inf))
+
+
+def test_binary_fit_spends_its_budget_and_defaults_delta_to_one_over_n_squared():
+    X, y = classification()
+    model = DPLogisticRegression(epsilon=1.0, data_norm=1.0, random_state=0).fit(X, y)
+    assert model.delta_ == 1.0 / len(X) ** 2
+    assert 0.99 <= model.epsilon_ <= 1.0
+    assert model.score(X, y) > 0.85
+    assert model.passes_ == pytest.approx(theory_passes(len(X), X.shape[1] + 1, 1.0, model.delta_, curvature=0.25,
+                                                       gradient_bound=1.0))
+
+
+def gaussian_delta(epsilon, mu):
+    """delta(epsilon) of a mu-GDP Gaussian mechanism (Balle and Wang 2018, Theorem 8), by scipy."""
+    return norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2)
+
+
+def test_a_joint_release_is_the_composition_of_its_runs_by_an_independent_computation():
+    """k jointly calibrated DP-CD runs of T steps at multiplier z are one Gaussian with
+    mu = sqrt(k T) / z: its delta at the reported epsilon is the target, and z is sqrt(k) times
+    the multiplier of a single run."""
+    X, y = classification()
+    problem = privcd.Problem(X, np.where(y == 1, 1.0, -1.0), "logistic", row_norm_bound=1.0)
+    arguments = dict(epsilon=1.0, delta=1e-6, passes=3, step=1.0, clip=1.0, seed=0)
+    single = privcd.fit(problem, "dp-cd", **arguments)
+    joint = privcd.fit(problem, "dp-cd", calibrations=JointRelease(3), **arguments)
+    steps = 3 * X.shape[1]
+    mu = math.sqrt(3 * steps) / joint.noise_multiplier
+    assert gaussian_delta(joint.epsilon, mu) <= 1e-6 * (1 + 1e-9)
+    assert gaussian_delta(0.99 * joint.epsilon, mu) > 1e-6
+    assert joint.noise_multiplier / single.noise_multiplier == pytest.approx(math.sqrt(3), rel=5e-3)
+
+
+def test_a_joint_dp_sgd_release_calibrates_k_times_the_steps():
+    """Sampled releases compose the same way: three runs jointly get the noise of one run three times as long."""
+    X, y = classification(n=500)
+    problem = privcd.Problem(X, np.where(y == 1, 1.0, -1.0), "logistic", row_norm_bound=1.0)
+    arguments = dict(epsilon=1.0, delta=1e-6, step=1.0, clip=1.0, seed=0, batch_size=50)
+    joint = privcd.fit(problem, "dp-sgd", passes=2, calibrations=JointRelease(3), **arguments)
+    longer = privcd.fit(problem, "dp-sgd", passes=6, **arguments)
+    assert joint.noise_multiplier == longer.noise_multiplier
+    assert joint.epsilon == longer.epsilon
+
+
+@pytest.mark.parametrize("options, algorithm", [(None, "dp-cd"), ({"smoothness": "public"}, "dp-cd"),
+                                                (None, "dp-sgd"), (None, "dp-gcd")])
+def test_one_vs_rest_stays_within_its_budget(options, algorithm):
+    X, y = classification(classes=3)
+    model = DPLogisticRegression(epsilon=1.0, data_norm=1.0, algorithm=algorithm, options=options,
+                                 random_state=0).fit(X, y)
+    assert model.coef_.shape == (3, X.shape[1]) and model.predict_proba(X).shape == (len(X), 3)
+    assert np.allclose(model.predict_proba(X).sum(axis=1), 1.0)
+    assert model.epsilon_ <= 1.0
+    if algorithm != "dp-gcd":  # jointly calibrated; DP-GCD splits by basic composition, which rounds down
+        assert model.epsilon_ >= 0.99
+    assert model.score(X, y) > 0.5
+
+
+def test_private_constants_of_a_joint_release_compose_to_the_target():
+    share = 0.1
+    assert 3 * share * per_run_epsilon(1.0, 3, share) + (1 - share) * per_run_epsilon(1.0, 3, share) == \
+        pytest.approx(1.0)
+
+
+def test_without_public_bounds_a_fit_warns_of_the_leak_and_with_them_it_does_not():
+    X, y = classification(n=400)
+    with pytest.warns(PrivacyLeakWarning, match="bounds=.*data_norm="):
+        DPLogisticRegression(random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DPLogisticRegression(data_norm=1.0, random_state=0).fit(X, y)
+        DPLinearRegression(bounds=(-1.0, 1.0), random_state=0).fit(*regression(n=400))
+
+
+def test_records_are_clipped_to_the_public_bounds_before_the_fit():
+    X, y = classification(n=500)
+    X_big = X * 1000.0
+    big = DPLogisticRegression(data_norm=1.0, random_state=3).fit(X_big, y)
+    clipped = X_big / np.maximum(1.0, np.linalg.norm(X_big, axis=1, keepdims=True))
+    same = DPLogisticRegression(data_norm=1.0, random_state=3).fit(clipped, y)
+    assert np.all(np.isfinite(big.coef_)) and np.array_equal(big.coef_, same.coef_)
+    boxed = DPLinearRegression(bounds=(-0.1, 0.1), random_state=3).fit(X, y)
+    again = DPLinearRegression(bounds=(-0.1, 0.1), random_state=3).fit(np.clip(X, -0.1, 0.1), y)
+    assert np.array_equal(boxed.coef_, again.coef_)
+
+
+def test_sparse_and_dense_inputs_fit_the_same_model():
+    X, y = classification(n=400)
+    X[np.abs(X) < 0.2] = 0.0
+    dense = DPLogisticRegression(data_norm=1.0, random_state=1, options={"smoothness": "public"}).fit(X, y)
+    sparse = DPLogisticRegression(data_norm=1.0, random_state=1, options={"smoothness": "public"}).fit(
+        sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+
+
+def test_public_feature_bounds_set_the_constants_and_the_private_smoothness_bounds():
+    X, y = classification(n=200, p=3)
+    bound = np.array([1.0, 0.5, 2.0])
+    X = np.clip(0.8 * X, -bound, bound)
+    problem = privcd.Problem(X, np.where(y == 1, 1.0, -1.0), "logistic", feature_bound=bound, row_norm_bound=0.8)
+    np.testing.assert_array_equal(problem.M, 0.25 * np.minimum(bound**2, 0.8**2))
+    assert problem.beta == 0.25 * 0.8**2
+    assert problem.public_constants
+    np.testing.assert_array_equal(smoothness_mechanism(problem, 1.0).bounds, 0.25 * bound**2)
+    with pytest.raises(ValueError, match="feature 1 of X reaches"):
+        privcd.Problem(X, y * 2.0 - 1, "logistic", feature_bound=[1.0, 0.01, 1.0])
+    with pytest.raises(ValueError, match="one source of the smoothness constants"):
+        privcd.Problem(X, y * 2.0 - 1, "logistic", feature_bound=1.0, constants="data")
+
+
+def test_theory_passes_follow_the_convex_rate():
+    delta = 1.0 / 32561**2
+    expected = 32561 * 1.0 * 0.5 / (82 * math.sqrt(8 * math.log(1 / delta)))
+    assert theory_passes(32561, 82, 1.0, delta, curvature=0.25, gradient_bound=1.0) == pytest.approx(expected)
+    assert theory_passes(100, 82, 0.01, 1e-4, curvature=0.25, gradient_bound=1.0) == 1.0
+    assert theory_passes(100, 2, math.inf, 1e-4, curvature=0.25, gradient_bound=1.0) == MAX_PASSES
+
+
+def test_same_random_state_same_bits():
+    X, y = regression()
+    first = DPLinearRegression(data_norm=1.0, random_state=5).fit(X, y)
+    second = DPLinearRegression(data_norm=1.0, random_state=5).fit(X, y)
+    other = DPLinearRegression(data_norm=1.0, random_state=6).fit(X, y)
+    assert np.array_equal(first.coef_, second.coef_) and first.intercept_ == second.intercept_
+    assert not np.array_equal(first.coef_, other.coef_)
+
+
+def test_regressors_svm_and_lasso_fit_usefully():
+    X, y = regression(n=5000)
+    assert DPLinearRegression(epsilon=2.0, data_norm=1.0, random_state=0).fit(X, y).score(X, y) > 0.8
+    lasso = DPLasso(epsilon=2.0, data_norm=1.0, alpha=0.05, random_state=0).fit(X, y)
+    assert isinstance(lasso.intercept_, float) and lasso.coef_.shape == (X.shape[1],)
+    Xc, yc = classification(n=5000)
+    assert DPLinearSVC(epsilon=2.0, data_norm=1.0, random_state=0).fit(Xc, yc).score(Xc, yc) > 0.9
+    # DP-SCD's dual noise (of order 1 / (alpha n) on the model) swamps the signal here: the
+    # reason DPLinearSVC defaults to DP-SGD (its docstring).
+    dual = DPLinearSVC(epsilon=2.0, data_norm=1.0, algorithm="dp-scd", random_state=0).fit(Xc, yc)
+    assert dual.score(Xc, yc) < 0.7
+
+
+def test_scikit_learn_tools_work_with_the_estimators():
+    X, y = classification(n=600)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    model = DPLogisticRegression(data_norm=1.0, random_state=0).fit(frame, y)
+    assert list(model.feature_names_in_) == list(frame.columns) and model.n_features_in_ == X.shape[1]
+    pipeline = make_pipeline(FunctionTransformer(lambda Z: Z / 2.0), DPLogisticRegression(data_norm=0.5, random_state=0))
+    assert cross_val_score(pipeline, X, y, cv=3).shape == (3,)
+    search = GridSearchCV(DPLogisticRegression(data_norm=1.0, random_state=0), {"epsilon": [0.5, 1.0]}, cv=2).fit(X, y)
+    assert search.best_params_["epsilon"] in (0.5, 1.0)
+    assert clone(model).get_params() == model.get_params()
+    assert model.set_params(epsilon=2.0).epsilon == 2.0
+
+
+@pytest.mark.parametrize("parameters, message", [
+    ({"algorithm": "dp-foo"}, "algorithm='dp-foo'"),
+    ({"epsilon": 0.0}, "epsilon=0.0"),
+    ({"passes": -1}, "passes=-1"),
+    ({"clip": "big"}, "clip='big'"),
+    ({"alpha": -0.1}, "alpha=-0.1"),
+    ({"delta": 1.5}, "delta=1.5"),
+    ({"data_norm": -1.0}, "data_norm=-1.0"),
+    ({"bounds": (1.0, 0.0)}, "lower < upper"),
+    ({"bounds": (0.0,)}, "expected \\(lower, upper\\)"),
+    ({"options": "fast"}, "options='fast'"),
+    ({"options": {"batch_sizes": 3}}, "unknown option"),
+])
+def test_bad_parameters_get_errors_that_name_them(parameters, message):
+    X, y = classification(n=100)
+    with pytest.raises(ValueError, match=message):
+        DPLogisticRegression(**{"data_norm": 1.0, **parameters}).fit(X, y)
+
+
+def test_bad_data_gets_scikit_learns_errors():
+    X, y = classification(n=100)
+    with pytest.raises(NotFittedError):
+        DPLogisticRegression().predict(X)
+    X_nan = X.copy()
+    X_nan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        DPLogisticRegression(data_norm=1.0).fit(X_nan, y)
+    with pytest.raises(ValueError, match="algorithm='dp-scd'"):
+        DPLasso(algorithm="dp-scd").fit(*regression(n=50))
+    with pytest.raises(ValueError, match="bounds must contain 0"):
+        DPLogisticRegression(bounds=(0.5, 1.0)).fit(sp.csr_matrix(X), y)
+    model = DPLogisticRegression(data_norm=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :3])
