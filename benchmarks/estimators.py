@@ -131,6 +131,13 @@ def summary(frame):
             .reset_index())
 
 
+def redraw(output):
+    """Draw the figure again from a run's ``estimators.csv`` (no fits)."""
+    folder = Path(output) / "estimators"
+    frame = pd.read_csv(folder / "estimators.csv")
+    draw(frame, summary(frame), folder / "estimators.png")
+
+
 def run(quick, output):
     epsilons, seeds = ((1.0,), (0, 1)) if quick else (EPSILONS, SEEDS)
     data = {name: load(name) for name in DATASETS}
@@ -188,8 +195,14 @@ def draw(frame, table, path):
         ax.set_xscale("log")
         ax.set_xlabel("epsilon")
         ax.set_ylabel("test accuracy" if task == "classification" else "test R^2")
-        if task == "regression":
-            ax.set_ylim(max(-1.0, ax.get_ylim()[0]), None)
+        if task == "regression":  # diffprivlib's R^2 is below -1000 here: say so rather than squash the axis
+            low = min(0.0, float(table[(table.dataset == name) & (table.library == "privcd")].low.min())) - 0.05
+            ax.set_ylim(low, float(reference.iloc[0]) + 0.05)
+            below = table[(table.dataset == name) & (table.library == "diffprivlib") & (table.score < low)]
+            if not below.empty:
+                ax.text(0.03, 0.04, "diffprivlib off the axis: median R^2 from "
+                        f"{below.score.max():,.0f} to {below.score.min():,.0f}", transform=ax.transAxes, fontsize=7,
+                        color="C3")
         ax.set_title(name)
         ax.legend(fontsize=8)
     figure.suptitle("privcd's estimators (defaults, (eps, 1/n^2)-DP) vs diffprivlib (eps-DP): median and range over seeds")

@@ -241,3 +241,15 @@ def test_bad_data_gets_scikit_learns_errors():
     model = DPLogisticRegression(data_norm=1.0).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :3])
+
+
+def test_the_default_ridge_keeps_californias_r2_from_falling_as_epsilon_grows(shared_datasets):
+    """Least squares on california loses its test R^2 at large epsilon (noise along collinear
+    features' flat directions, growing with the passes); the default alpha keeps it."""
+    data = privcd.load_dataset("california", preprocessing="dp-scd", mirror=shared_datasets)
+    X, y, test = data.X, data.y, data.test
+    ridge = [DPLinearRegression(epsilon=5.0, data_norm=1.0, random_state=seed).fit(X, y).score(test.X, test.y)
+             for seed in range(2)]
+    least_squares = [DPLinearRegression(epsilon=5.0, data_norm=1.0, alpha=0.0, random_state=seed).fit(X, y)
+                     .score(test.X, test.y) for seed in range(2)]
+    assert min(ridge) > 0.4 > max(least_squares)

@@ -14,6 +14,13 @@ class DPRegressor(RegressorMixin, DPLinearModel):
     LOSS = "squared"
     LAM_PER_ALPHA = 2.0
 
+    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, algorithm="dp-cd", passes=None,
+                 step=1.0, clip=None, alpha=1e-3, fit_intercept=True, intercept_scaling=1.0, options=None,
+                 random_state=None):
+        super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, algorithm=algorithm,
+                         passes=passes, step=step, clip=clip, alpha=alpha, fit_intercept=fit_intercept,
+                         intercept_scaling=intercept_scaling, options=options, random_state=random_state)
+
     def fit(self, X, y):
         """Fit under (epsilon, delta)-DP: ``epsilon_`` and ``delta_`` hold what the fit achieved."""
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, y_numeric=True)
@@ -26,7 +33,13 @@ class DPRegressor(RegressorMixin, DPLinearModel):
 
 
 class DPLinearRegression(DPRegressor):
-    """Least squares (ridge with ``alpha > 0``) under (epsilon, delta)-DP; default DP-CD.
+    """Ridge regression under (epsilon, delta)-DP; default DP-CD; ``alpha=0`` is least squares.
+
+    The default ``alpha = 1e-3`` (for rows of norm about 1) is not scikit-learn's ``LinearRegression``
+    (no penalty): without it the noise of a private fit accumulates along the flat directions of
+    collinear features, more with every pass. On california (benchmarks/estimators.py) least
+    squares reached a test R^2 of 0.48 at epsilon = 0.5 but -0.06 at epsilon = 5 (200 passes),
+    the ridge 0.47 at both.
 
     Only the features need public bounds (``bounds`` / ``data_norm``): every algorithm clips the
     gradients, so the targets need none for privacy (diffprivlib's ``LinearRegression`` needs
