@@ -41,11 +41,11 @@ def test_figure_spec_resolves_problems_defaults_and_legends():
     assert paper_legend(experiment, "p") == {"dp-cd": "DP-CD", "sgd": "DP-SGD"}
 
 
-def test_figure_spec_names_problems_not_run_and_rejects_unknown_names():
+def test_figure_spec_names_problems_not_run_and_rejects_unknown_names(tmp_path):
     config = copy.deepcopy(CONFIG)
     config["papers"]["p"]["problems"]["c"] = {"dataset": "mtp", "loss": "squared", "penalty": "l2", "lam": 0.1,
                                               "preprocessing": "raw"}
-    config["data_mirror"] = "/nonexistent"
+    config["data_mirror"] = str(tmp_path)  # an empty mirror: mtp is not in it
     spec = figure_spec(Experiment(config), "p", "figure_3")
     assert spec.problems == ("a", "b") and spec.missing == ("c",) and "not run here: c" in spec.full_title
     for key, value, word in [("problems", ["a", "zz"], "problems: ['zz']"), ("algorithms", ["dp-xx"], "algorithms: ['dp-xx']"),

@@ -79,3 +79,54 @@ def test_owned_arrays_are_read_only(sparse):
     assert not any(array.flags.writeable for array in arrays)
     if not sparse:
         assert problem.columns is problem.X  # one owned copy for column access, not two
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-300, 1e200])
+@pytest.mark.parametrize("algorithm", ["dp-cd", "dp-sgd", "dp-gcd"])
+def test_an_x_with_nothing_to_fit_or_beyond_float_range_is_an_error_not_nan_weights(scale, algorithm):
+    rng = np.random.default_rng(0)
+    problem = privcd.Problem(rng.normal(size=(30, 3)) * scale, np.where(rng.normal(size=30) > 0, 1.0, -1.0),
+                             "logistic", constants="data")
+    with pytest.raises(ValueError, match="X's squared entries sum to .* rescale X"):
+        privcd.fit(problem, algorithm, epsilon=1.0, delta=1e-5, passes=1, step=1.0, clip=1.0)
+
+
+def test_bad_run_lengths_and_checkpoints_are_named_before_anything_is_allocated():
+    rng = np.random.default_rng(0)
+    problem = privcd.Problem(rng.normal(size=(30, 3)), np.where(rng.normal(size=30) > 0, 1.0, -1.0), "logistic",
+                             constants="data")
+    with pytest.raises(ValueError, match="passes=1000000000000.0 asks for 3e\\+12 iterations"):
+        privcd.fit(problem, "dp-cd", epsilon=1.0, delta=1e-5, passes=1e12, step=1.0, clip=1.0)
+    with pytest.raises(ValueError, match="checkpoints=0 must be an integer >= 1"):
+        privcd.fit(problem, "dp-cd", epsilon=1.0, delta=1e-5, passes=1, step=1.0, clip=1.0, checkpoints=0)
+
+
+def test_complex_inputs_are_refused_not_truncated():
+    X = np.ones((4, 2)) + 1j
+    with pytest.raises(ValueError, match="X holds complex numbers"):
+        privcd.Problem(X, [1.0, -1.0, 1.0, -1.0], "logistic")
+    with pytest.raises(ValueError, match="y holds complex numbers"):
+        privcd.Problem(np.ones((4, 2)), np.array([1, -1, 1, -1]) + 0j, "logistic")
+    problem = privcd.Problem(np.eye(3), [1.0, -1.0, 1.0], "logistic")
+    with pytest.raises(ValueError, match="w holds complex numbers"):
+        problem.objective(np.ones(3) + 1j)
+
+
+def test_a_diverging_run_warns_with_its_step():
+    rng = np.random.default_rng(0)
+    problem = privcd.Problem(rng.normal(size=(50, 4)), rng.normal(size=50), "squared", constants="data")
+    with pytest.warns(privcd.DivergenceWarning, match="dp-sgd diverged.*step=1000.0"):
+        run = privcd.fit(problem, "dp-sgd", epsilon=np.inf, passes=50, step=1e3, clip=np.inf)
+    assert not np.all(np.isfinite(run.w))
+
+
+def test_strided_weights_are_evaluated_in_one_layout():
+    """A strided w is copied to a contiguous one at the boundary, so no input layout asks numba for
+    another compilation (the dispatchers keep the signatures they compiled)."""
+    from privcd.kernels.linalg import matvec_columns
+    problem = privcd.Problem(np.eye(3) + 0.5, [1.0, -1.0, 1.0], "logistic")
+    w = np.arange(6.0)[::2]
+    problem.objective(np.ascontiguousarray(w))
+    signatures = len(matvec_columns.signatures)
+    assert problem.objective(w) == problem.objective(np.ascontiguousarray(w))
+    assert len(matvec_columns.signatures) == signatures

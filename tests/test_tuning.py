@@ -150,6 +150,11 @@ def test_experiment_expands_studies_with_privacy_in_the_configurations():
     assert [c for index in range(16) for c in study.chunk(index)] == list(study.configurations)
 
 
+def test_a_mirror_that_is_not_a_directory_is_an_error_before_any_job(tmp_path):
+    with pytest.raises(ValueError, match="data_mirror='/nonexistent/mirror' is not a directory"):
+        Experiment(smoke_config(data_mirror="/nonexistent/mirror"))
+
+
 def test_a_mirror_without_the_data_skips_or_substitutes_with_a_note(tmp_path):
     for name in ("dorothea_valid.npz", "dorothea_valid.labels.csv"):
         (tmp_path / name).write_bytes(b"")

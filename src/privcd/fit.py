@@ -10,7 +10,7 @@ from privcd.algorithms.kernel_clock import kernel_clock
 from privcd.privacy.joint import JointRelease
 from privcd.privacy.reuse import CalibrationStore
 from privcd.problem import DataDependentConstantsWarning, Problem
-from privcd.run import Run
+from privcd.run import DivergenceWarning, Run
 from privcd.validation import check_number, check_positive, check_seed
 
 
@@ -63,6 +63,7 @@ def prepare(problem, algorithm, *, epsilon, delta=None, passes, step, clip, cali
     ``(module, settings, options, plan)``."""
     if not isinstance(problem, Problem):
         raise ValueError(f"problem must be a privcd.Problem; got {type(problem).__name__}")
+    check_scale(problem)
     module = get_algorithm(algorithm)
     settings = _settings(epsilon, delta, passes, step, clip, calibrations)
     unknown = sorted(set(options) - set(module.OPTIONS))
@@ -72,6 +73,18 @@ def prepare(problem, algorithm, *, epsilon, delta=None, passes, step, clip, cali
     options = {**module.OPTIONS, **options}
     warn_data_dependent_constants(problem, module, settings, options)
     return module, settings, options, module.plan(problem, settings, options)
+
+
+def check_scale(problem):
+    """``ValueError`` for an X with nothing to fit or beyond float64's range: ``sum_ij x_ij^2`` is 0
+    (X is zero, or its entries are so small, below about 1e-154, that their squares underflow) or
+    overflows. Either would make the smoothness constants, steps and thresholds 0, inf or NaN."""
+    total = float(problem.column_sq_norms.sum())
+    if total == 0.0 or not math.isfinite(total):
+        largest = float(abs(problem.X).max())
+        raise ValueError(f"X's squared entries sum to {total!r} (largest |x_ij| = {largest!r}): X is zero or its "
+                         "scale is beyond float64's range for squares; rescale X (entries between about 1e-150 and "
+                         "1e150)")
 
 
 def warn_data_dependent_constants(problem, module, settings, options):
@@ -99,6 +112,9 @@ def warn_data_dependent_constants(problem, module, settings, options):
 def assemble(problem, module, settings, options, plan, seed, w, snapshots, extra, seconds):
     """The :class:`Run` of a finished kernel call: the objective at every checkpoint, the privacy
     facts of the plan, ``seconds`` prorated over the checkpoints."""
+    if not np.all(np.isfinite(w)):
+        warnings.warn(f"{module.NAME} diverged: its weights are not finite (step={settings.step!r}, clip={settings.clip!r}, "
+                      f"seed={seed!r}); its objective is NaN or inf. Lower step", DivergenceWarning, stacklevel=3)
     iterations = plan.checkpoints
     trace = {
         "iteration": iterations,

@@ -16,8 +16,8 @@ from privcd.kernels.spectral import column_sq_norms, row_sq_norms, top_gram_eige
 from privcd.kernels.evaluate import data_fit_value, loss_derivatives, penalty_sum
 from privcd.losses import get_loss
 from privcd.penalties import get_penalty
-from privcd.validation import (check_choice, check_labels, check_matrix, check_number, check_positive, is_sparse_matrix,
-                               ordered_copy, read_only)
+from privcd.validation import (check_choice, check_labels, check_matrix, check_number, check_positive, check_vector,
+                               is_sparse_matrix, ordered_copy, read_only)
 
 
 CONSTANTS = (None, "data")
@@ -230,10 +230,7 @@ class Problem:
                              f"{float(self.row_norms[largest])!r}; every row must have norm <= row_norm_bound")
 
     def _check_w(self, w):
-        w = np.asarray(w, dtype=np.float64)
-        if w.shape != (self.n_features,):
-            raise ValueError(f"w has shape {w.shape}; expected ({self.n_features},)")
-        return w
+        return check_vector("w", w, self.n_features)
 
 
 def _canonical(X):

@@ -5,6 +5,11 @@ from functools import cached_property
 import numpy as np
 
 
+class DivergenceWarning(RuntimeWarning):
+    """A run's weights are not finite (a step too large for the problem): its objective is NaN or
+    inf, which tuning counts as +inf (:func:`privcd.results.analysis.select_best`)."""
+
+
 @dataclass(frozen=True)
 class Run:
     """One run of a private algorithm.

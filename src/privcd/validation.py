@@ -66,6 +66,21 @@ def is_sparse_matrix(X):
     return sparse is not None and sparse.issparse(X)
 
 
+def reject_complex(name, values):
+    """``ValueError`` when ``values`` holds complex numbers (numpy would drop their imaginary parts)."""
+    if np.iscomplexobj(values) or (isinstance(values, (list, tuple)) and np.iscomplexobj(np.asarray(values))):
+        raise ValueError(f"{name} holds complex numbers; expected real numbers")
+
+
+def check_vector(name, values, length):
+    """A contiguous float64 vector of ``length`` real entries (one layout: no new numba compilation)."""
+    reject_complex(name, values)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if values.shape != (length,):
+        raise ValueError(f"{name} has shape {values.shape}; expected ({length},)")
+    return values
+
+
 def check_matrix(X):
     """A private, read-only float64 copy of ``X``, checked: 2-D, at least one row and column, finite.
 
@@ -84,6 +99,7 @@ def check_matrix(X):
         X.eliminate_zeros()
         values = X.data
     else:
+        reject_complex("X", X)
         try:
             X = np.asarray(X, dtype=np.float64)
         except (TypeError, ValueError) as error:
@@ -127,6 +143,7 @@ def read_only(X):
 def check_labels(y, n_samples, labels):
     """A private, read-only float64 copy of ``y``, checked: 1-D of length ``n_samples``, finite,
     within ``labels`` when given."""
+    reject_complex("y", y)
     try:
         y = np.array(y, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as error:

@@ -127,9 +127,17 @@ def kernel_key(seed, stream=0):
     return np.uint64(random_bits(np.uint64(seed), stream))
 
 
+MAX_ITERATIONS = 10**11  # about a day of the fastest kernel's iterations; far beyond any paper's run
+
+
 def iterations_for(passes, iterations_per_pass):
-    """``max(1, round(passes * iterations_per_pass))``: at least one iteration."""
-    return max(1, int(round(passes * iterations_per_pass)))
+    """``max(1, round(passes * iterations_per_pass))``: at least one iteration, at most ``MAX_ITERATIONS``
+    (``ValueError`` naming ``passes`` beyond it, before anything is allocated)."""
+    iterations = passes * iterations_per_pass
+    if iterations > MAX_ITERATIONS:
+        raise ValueError(f"passes={passes!r} asks for {iterations:.3g} iterations ({iterations_per_pass:g} a pass); "
+                         f"privcd runs at most {MAX_ITERATIONS:.0e}: lower passes")
+    return max(1, int(round(iterations)))
 
 
 def checkpoint_schedule(n_iterations, count):
@@ -138,15 +146,20 @@ def checkpoint_schedule(n_iterations, count):
     return np.unique(np.rint(np.linspace(0, n_iterations, count + 1)).astype(np.int64))
 
 
+MAX_DEFAULT_CHECKPOINTS = 10_000
+
+
 def default_checkpoint_count(passes, n_iterations):
-    """One checkpoint per pass (at least one, at most one per iteration)."""
-    return int(min(n_iterations, max(1, np.ceil(passes))))
+    """One checkpoint per pass (at least one, at most one per iteration and ``MAX_DEFAULT_CHECKPOINTS``)."""
+    return int(min(n_iterations, MAX_DEFAULT_CHECKPOINTS, max(1, np.ceil(passes))))
 
 
 def checkpoints_for(options, passes, n_iterations):
     """The checkpoint schedule of a run: ``options["checkpoints"]`` evenly spaced checkpoints, or
     one per pass when that option is ``None``."""
-    count = options["checkpoints"] or default_checkpoint_count(passes, n_iterations)
+    count = options["checkpoints"]
+    if count is None:
+        count = default_checkpoint_count(passes, n_iterations)
     return checkpoint_schedule(n_iterations, count)
 
 

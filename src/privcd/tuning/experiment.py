@@ -143,6 +143,9 @@ class Experiment:
         self.config = config
         self.base_seed = int(config["base_seed"])
         self.mirror = config.get("data_mirror") or None
+        if self.mirror is not None and not Path(self.mirror).is_dir():
+            raise ValueError(f"data_mirror={self.mirror!r} is not a directory (relative paths start at {Path.cwd()}); "
+                             "give the directory of the dataset copies, or leave data_mirror empty to download")
         self.notes = []
         self.problems = {}
         self.studies = {}
