@@ -204,3 +204,29 @@ def test_unknown_algorithm_is_named():
 def test_problem_must_be_a_problem():
     with pytest.raises(ValueError, match="problem must be a privcd.Problem"):
         privcd.fit(np.eye(3), "dp-cd", epsilon=1.0, delta=1e-5, **HYPER)
+
+
+# A value no option accepts: a string where numbers and choices are expected, a negative where counts are.
+BAD_OPTION_VALUES = {"checkpoints": 0, "batch_size": 0, "tau": -1, "inner_iterations": 0, "box": 0.7,
+                     "smoothness_budget": 1.5, "row_norm_bound": -1.0}
+
+
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_every_option_value_is_checked_without_data(name, monkeypatch):
+    """Each module's check_options names a bad value of each of its options (the workflow's config
+    reader runs it on every grid value, so `snakemake -n` names it), and fit runs it before the plan."""
+    module = ALGORITHMS[name]
+    problem, options = case(name)
+
+    def plan_must_not_run(*args, **kwargs):
+        raise AssertionError("the plan ran before the options were checked")
+
+    monkeypatch.setattr(module, "plan", plan_must_not_run)
+    for option in module.OPTIONS:
+        if option == "probabilities":  # checked against p by the plan (dp-skgd's importance sketch)
+            continue
+        bad = BAD_OPTION_VALUES.get(option, "no-such-value")
+        with pytest.raises(ValueError, match=f"{option}={bad!r}"):
+            module.check_options({**module.OPTIONS, option: bad})
+        with pytest.raises(ValueError, match=f"{option}={bad!r}"):
+            privcd.fit(problem, name, epsilon=1.0, delta=1e-5, seed=0, **HYPER, **{**options, option: bad})

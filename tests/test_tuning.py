@@ -186,7 +186,10 @@ def test_bad_algorithm_grids_are_errors_naming_the_entry(grid, words):
                                                 ("step", [0.0], ["grid.step=0.0"]),
                                                 ("clip", [-1.0], ["grid.clip=-1.0"]),
                                                 ("passes", ["two"], ["grid.passes='two'", "real number"]),
-                                                ("accountant", ["moments"], ["grid.accountant='moments'", "'pld'"])])
+                                                ("accountant", ["moments"], ["grid.accountant='moments'", "'pld'"]),
+                                                ("sampling", ["bogus"], ["grid: sampling='bogus'"]),
+                                                ("batch_size", [4, 0], ["grid: batch_size=0"]),
+                                                ("checkpoints", [0], ["grid: checkpoints=0"])])
 def test_every_grid_value_is_checked_when_the_config_is_read(key, values, words):
     """issue 24: a bad grid value is an error naming its key at parse time (snakemake -n), not an
     hour into a run when its job is reached."""

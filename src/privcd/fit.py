@@ -71,6 +71,7 @@ def prepare(problem, algorithm, *, epsilon, delta=None, passes, step, clip, cali
         raise ValueError(f"unknown option(s) {unknown} for algorithm {algorithm!r}; "
                          f"accepted options: {sorted(module.OPTIONS)}")
     options = {**module.OPTIONS, **options}
+    module.check_options(options)
     warn_data_dependent_constants(problem, module, settings, options)
     return module, settings, options, module.plan(problem, settings, options)
 

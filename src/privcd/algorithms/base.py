@@ -10,11 +10,14 @@ An algorithm module defines
     the option values under which it steps with :attr:`Problem.M` or :attr:`Problem.beta`
     (``{}``: always; ``None``: never), read by :func:`privcd.fit` to warn when a private run uses
     constants computed from X that the problem has not declared public.
+``check_options(options)``
+    the checks of the option values that need no data (``ValueError`` naming a bad value), run by
+    :func:`privcd.fit` before the plan and by the workflow's config reader on every grid value;
 ``iterations_per_pass(problem, options)`` -> float
     how many iterations make one pass on the data (the papers' x-axis: p for DP-CD, n / b for
     DP-SGD, 1 for DP-GCD).
 ``plan(problem, settings, options) -> Plan``
-    validates the options, calibrates the noise and returns everything the kernel needs.
+    validates what depends on the problem, calibrates the noise and returns everything the kernel needs.
 ``run(problem, plan, seed) -> (w, snapshots)``
     calls the numba kernel with the stream key :func:`kernel_key` ``(seed)`` (or the generator
     :func:`kernel_rng` ``(seed)``): the final iterate and the iterate at each checkpoint.
@@ -152,6 +155,12 @@ MAX_DEFAULT_CHECKPOINTS = 10_000
 def default_checkpoint_count(passes, n_iterations):
     """One checkpoint per pass (at least one, at most one per iteration and ``MAX_DEFAULT_CHECKPOINTS``)."""
     return int(min(n_iterations, MAX_DEFAULT_CHECKPOINTS, max(1, np.ceil(passes))))
+
+
+def check_checkpoints(options):
+    """The option ``checkpoints``: ``None`` (one per pass) or an integer >= 1."""
+    if options["checkpoints"] is not None:
+        check_positive_int("checkpoints", options["checkpoints"])
 
 
 def checkpoints_for(options, passes, n_iterations):

@@ -54,12 +54,13 @@ import numpy as np
 
 from privcd import privacy
 from privcd.algorithms.base import (
-    MAX_GROUP_BYTES, Plan, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
+    MAX_GROUP_BYTES, Plan, check_checkpoints, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
 )
 from privcd.algorithms.kernel_clock import launch
 from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
 from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd, dp_cd_many
 from privcd.kernels.layout import column_arrays
+from privcd.privacy.mechanisms import check_accountant
 from privcd.validation import check_choice, check_number, check_positive_int
 
 NAME = "dp-cd"
@@ -74,6 +75,18 @@ COORDINATE_ORDERS = {"uniform": ORDER_UNIFORM, "permutation": ORDER_PERMUTATION,
 def coordinate_order_code(options):
     """The kernel's ``ORDER_*`` code of the option ``coordinate_order`` (validated)."""
     return COORDINATE_ORDERS[check_choice("coordinate_order", options["coordinate_order"], list(COORDINATE_ORDERS))]
+
+
+def check_options(options):
+    """The checks of the options that need no data (:func:`privcd.fit` and the workflow's config
+    reader run them before any plan): ``ValueError`` naming a bad value."""
+    coordinate_order_code(options)
+    check_accountant(options["accountant"])
+    check_checkpoints(options)
+    if options["inner_iterations"] is not None:
+        check_positive_int("inner_iterations", options["inner_iterations"])
+    check_choice("smoothness", options["smoothness"], SMOOTHNESS)
+    check_number("smoothness_budget", options["smoothness_budget"], low=0.0, high=1.0)
 
 
 def iterations_per_pass(problem, options):

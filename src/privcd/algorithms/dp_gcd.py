@@ -73,7 +73,7 @@ import numpy as np
 
 from privcd import privacy
 from privcd.algorithms.base import (
-    MAX_GROUP_BYTES, Plan, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
+    MAX_GROUP_BYTES, Plan, check_checkpoints, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
 )
 from privcd.algorithms.kernel_clock import launch
 from privcd.kernels.dp_gcd import RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, dp_gcd, dp_gcd_many
@@ -87,6 +87,13 @@ RULES = {"algorithm-1": RULE_ALGORITHM_1, "gs-s": RULE_GS_S, "gs-r": RULE_GS_R, 
 ACCOUNTANTS = ("pld", "advanced-composition")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
 SCALES = ("step_sizes", "thresholds", "selection_scale", "release_scale")  # a run's arrays of the kernel
+
+
+def check_options(options):
+    """The checks of the options that need no data (as :func:`privcd.algorithms.dp_cd.check_options`)."""
+    check_choice("rule", options["rule"], [None, "gs-s", "gs-r", "gs-q"])
+    check_choice("accountant", options["accountant"], ACCOUNTANTS)
+    check_checkpoints(options)
 
 
 def iterations_per_pass(problem, options):

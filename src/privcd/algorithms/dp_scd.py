@@ -108,7 +108,7 @@ import numba
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import Plan, checkpoints_for, iterations_for, kernel_key
+from privcd.algorithms.base import Plan, check_checkpoints, checkpoints_for, iterations_for, kernel_key
 from privcd.algorithms.kernel_clock import launch
 from privcd.kernels.dp_scd import dp_scd
 from privcd.kernels.layout import row_arrays
@@ -131,6 +131,18 @@ ROW_NORM_TOLERANCE = 1e-12
 def sensitivity(clip, batch_size):
     """Replace-one L2 sensitivity of one mini-batch release ``[alpha_B; v]``: ``2 sqrt(2) C``."""
     return 2.0 * math.sqrt(2.0) * clip
+
+
+def check_options(options):
+    """The checks of the options that need no data (as :func:`privcd.algorithms.dp_cd.check_options`);
+    SEQDP-SCD shares them."""
+    check_positive_int("batch_size", options["batch_size"])
+    check_number("box", options["box"], low=0.0, high=0.5)
+    check_choice("update_from", options["update_from"], UPDATE_FROM)
+    noise_and_accountant(options)
+    if options["row_norm_bound"] is not None:
+        check_positive("row_norm_bound", options["row_norm_bound"])
+    check_checkpoints(options)
 
 
 def iterations_per_pass(problem, options):

@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import MAX_GROUP_BYTES, Plan, checkpoints_for, iterations_for, kernel_key
+from privcd.algorithms.base import MAX_GROUP_BYTES, Plan, check_checkpoints, checkpoints_for, iterations_for, kernel_key
 from privcd.algorithms.kernel_clock import launch
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd, dp_sgd_many
 from privcd.kernels.layout import row_arrays
@@ -46,6 +46,14 @@ SMOOTHNESS_FROM_PROBLEM = {}  # beta: the step size step / beta (for a smooth lo
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
 ACCOUNTANTS = ("pld", "rdp")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
+
+
+def check_options(options):
+    """The checks of the options that need no data (as :func:`privcd.algorithms.dp_cd.check_options`)."""
+    check_positive_int("batch_size", options["batch_size"])
+    check_choice("accountant", options["accountant"], ACCOUNTANTS)
+    check_choice("sampling", options["sampling"], sorted(SAMPLING_CODES))
+    check_checkpoints(options)
 
 
 def iterations_per_pass(problem, options):

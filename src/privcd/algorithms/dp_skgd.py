@@ -70,7 +70,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from privcd.algorithms.base import Plan, checkpoints_for, kernel_rng
+from privcd.algorithms.base import Plan, check_checkpoints, checkpoints_for, kernel_rng
+from privcd.privacy.mechanisms import check_accountant
 from privcd.algorithms.kernel_clock import launch
 from privcd.algorithms.dp_cd import calibrate_releases, coordinate_order_code, coordinate_parameters, iteration_count
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
@@ -114,6 +115,20 @@ class Sketch:
 def iterations_per_pass(problem, options):
     """``p / E|S|`` iterations make one pass (p coordinate updates in expectation)."""
     return problem.n_features / sketch_of(problem, options).expected_size
+
+
+def check_options(options):
+    """The checks of the options that need no data (as :func:`privcd.algorithms.dp_cd.check_options`):
+    those of ``tau`` and ``probabilities`` that need p are left to the plan."""
+    check_choice("sketch", options["sketch"], list(SKETCHES))
+    if options["tau"] is not None:
+        check_positive_int("tau", options["tau"])
+    check_choice("noise", options["noise"], NOISE_MODELS)
+    check_accountant(options["accountant"])
+    coordinate_order_code(options)
+    if options["inner_iterations"] is not None:
+        check_positive_int("inner_iterations", options["inner_iterations"])
+    check_checkpoints(options)
 
 
 def sketch_of(problem, options):

@@ -29,6 +29,7 @@ NAME = "seqdp-scd"
 OPTIONS = dict(dp_scd.OPTIONS)
 SMOOTHNESS_FROM_PROBLEM = None  # as DP-SCD
 ACCOUNTANTS = dp_scd.ACCOUNTANTS  # as DP-SCD (its noise models and accountants)
+check_options = dp_scd.check_options  # as DP-SCD
 
 
 def sensitivity(clip, batch_size):

@@ -263,6 +263,11 @@ class Experiment:
             if accountant is not None and accountant not in accountants:
                 raise ValueError(f"{where}.accountant={accountant!r} is not an accountant of algorithm "
                                  f"{module.NAME!r}; expected one of {list(accountants)}")
+            options = {**module.OPTIONS, **{key: value for key, value in configuration.items() if key in module.OPTIONS}}
+            try:
+                module.check_options(options)
+            except ValueError as error:
+                raise ValueError(f"{where}: {error}") from None
         return Study(problem=problem, name=name, algorithm=module.NAME,
                      tune_runs=int(block["runs"]["tune"]), final_runs=int(block["runs"]["final"]),
                      timing_runs=int(block["runs"].get("timing", 0)),
