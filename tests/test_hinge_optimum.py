@@ -1,4 +1,4 @@
-"""The certified SVM optimum (privcd.hinge_optimum via solve_nonprivate), against scikit-learn."""
+"""The certified SVM optimum (privcd.optimum.hinge via solve_nonprivate), against scikit-learn."""
 import warnings
 
 import numpy as np
@@ -8,7 +8,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 import privcd
-from privcd.hinge_optimum import gap_of, primal_of
+from privcd.optimum.hinge import gap_of, primal_of
 from privcd.optimum import HINGE_TOL, duality_gap, solve_nonprivate
 
 

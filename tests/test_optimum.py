@@ -14,6 +14,7 @@ from sklearn.linear_model import Lasso, LogisticRegression, Ridge
 
 import privcd
 from privcd import optimum
+from privcd.optimum import newton
 from privcd.kernels.dispatch import loss_second_derivative
 from privcd.kernels.dispatch import loss_derivative
 from privcd.losses import LOSSES
@@ -268,7 +269,7 @@ def test_newton_paths_agree(n, p, method, loss, monkeypatch):
     problem = make_problem(loss, "l2", 1e-3, n=n, p=p, sparse=True)
     reference = solve_nonprivate(make_problem(loss, "l2", 1e-3, n=n, p=p))
     if method == "newton-cg":  # both sides above the factorisation cap
-        monkeypatch.setattr(optimum, "_DIRECT_CAP", min(n, p) - 1)
+        monkeypatch.setattr(newton, "_DIRECT_CAP", min(n, p) - 1)
     result = solve_nonprivate(problem)
     assert result.method == method
     assert_certified(problem, result)

@@ -1,5 +1,5 @@
 """Exact dual coordinate ascent for the L2-regularised hinge SVM (Hsieh et al., ICML 2008), the
-last stage of :mod:`privcd.hinge_optimum`'s certified solver. Here, in ``kernels/``, so that
+last stage of :mod:`privcd.optimum.hinge`'s certified solver. Here, in ``kernels/``, so that
 :mod:`privcd.numba_cache` keys the compiled code on its source and its callees'.
 """
 from numba import njit

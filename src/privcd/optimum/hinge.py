@@ -11,7 +11,7 @@ Dual (dp-scd eq. (3) with the hinge conjugate; Hsieh et al., ICML 2008, with ``C
 
 Weak duality gives ``D(alpha) <= F* <= F(w)`` for every ``alpha`` in the box and every ``w``, so
 ``F(w) - D(alpha)`` certifies ``w``. The hinge loss has no second derivative, so the Newton
-solvers of :mod:`privcd.optimum` do not apply; instead:
+solvers (:mod:`privcd.optimum.newton`, :mod:`privcd.optimum.prox_newton`) do not apply; instead:
 
 1. liblinear's dual coordinate descent (``sklearn.svm.LinearSVC(loss="hinge", dual=True,
    fit_intercept=False, C=1/(lam n))``, the same minimiser since its objective is ``F / lam``)
@@ -36,7 +36,7 @@ from sklearn.svm import LinearSVC
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.svm_dual_cd import hinge_dual_cd
 
-ROUNDING = 16 * np.finfo(np.float64).eps   # allowance for rounding in F - D (as privcd.optimum)
+ROUNDING = 16 * np.finfo(np.float64).eps   # allowance for rounding in F - D (as privcd.optimum.newton)
 TAUS = np.logspace(-12, -2, 11)            # margin tolerances tried for the set E
 LIBLINEAR_TOL = 1e-12
 LIBLINEAR_MAX_ITER = 100_000
@@ -48,7 +48,7 @@ def check_hinge_problem(problem):
     if problem.penalty.name != "l2" or problem.lam <= 0.0:
         raise NotImplementedError(
             f"solve_nonprivate certifies the hinge loss only with penalty='l2' and lam > 0 (the SVM "
-            f"dual, privcd.hinge_optimum); got penalty={problem.penalty.name!r}, lam={problem.lam!r}")
+            f"dual, privcd.optimum.hinge); got penalty={problem.penalty.name!r}, lam={problem.lam!r}")
 
 
 def solve_hinge(problem, tol, max_epochs):
