@@ -6,10 +6,12 @@ import pytest
 import privcd
 from privcd.algorithms import ALGORITHM_MODULES, dp_cd, dp_sgd
 from privcd.algorithms.base import kernel_key, kernel_rng
-from privcd.kernels.dp_cd import BLOCK_ITERATIONS, ORDER_UNIFORM, dp_cd_many
+from privcd.kernels.dp_cd import BLOCK_ITERATIONS, ORDER_UNIFORM
+from privcd.kernels.dp_cd_many import dp_cd_many
 from privcd.kernels.dp_gcd import COLUMN_BLOCK, ROW_BLOCK, RULE_GS_Q, RULE_GS_R, dp_gcd, dp_gcd_many
 from privcd.kernels import dp_sgd as dp_sgd_kernels
-from privcd.kernels.dp_sgd import LANE, SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, TILE, dp_sgd_many
+from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT
+from privcd.kernels.dp_sgd_many import LANE, TILE, dp_sgd_many
 from privcd.kernels.layout import column_arrays, row_arrays
 from privcd.privacy.reuse import CalibrationStore
 from conftest import make_problem

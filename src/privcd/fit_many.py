@@ -6,8 +6,8 @@ DP-SGD's batch size and sampling), never on the hyperparameters an algorithm lis
 ``SHARED_DRAWS`` (DP-CD, DP-GCD and DP-SGD: the step size and the clipping norm). Runs with the
 same seed and the same ``batch_key`` of their plans therefore draw the same numbers, and an
 algorithm that offers ``run_many`` makes them together, drawing once for all of them
-(:func:`privcd.kernels.dp_cd.dp_cd_many`, :func:`privcd.kernels.dp_gcd.dp_gcd_many`,
-:func:`privcd.kernels.dp_sgd.dp_sgd_many`). Every run still gets exactly the numbers it would get
+(:func:`privcd.kernels.dp_cd_many.dp_cd_many`, :func:`privcd.kernels.dp_gcd.dp_gcd_many`,
+:func:`privcd.kernels.dp_sgd_many.dp_sgd_many`). Every run still gets exactly the numbers it would get
 alone: its privacy guarantee is that of its own calibration, whatever else shares its draws.
 """
 from privcd.algorithms.kernel_clock import kernel_clock

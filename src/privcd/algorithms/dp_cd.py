@@ -43,7 +43,7 @@ coordinate_order : {"uniform", "permutation", "cyclic"}
 
 Runs that differ only in ``step`` and ``clip`` (``SHARED_DRAWS``) visit the same coordinates with
 the same normals for the same seed (and, DP-CD-P, draw the same private M_j); without averaging,
-:func:`run_many` makes them in one call of :func:`~privcd.kernels.dp_cd.dp_cd_many`
+:func:`run_many` makes them in one call of :func:`~privcd.kernels.dp_cd_many.dp_cd_many`
 (:func:`privcd.fit_many`).
 """
 import dataclasses
@@ -58,7 +58,8 @@ from privcd.algorithms.base import (
 )
 from privcd.algorithms.kernel_clock import launch
 from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
-from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd, dp_cd_many
+from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd
+from privcd.kernels.dp_cd_many import dp_cd_many
 from privcd.kernels.layout import column_arrays
 from privcd.privacy.mechanisms import check_accountant
 from privcd.validation import check_choice, check_number, check_positive_int
@@ -181,7 +182,7 @@ def group_size(problem, plan):
 
 def run_many(problem, plans, seed):
     """``[run(problem, plan, seed) for plan in plans]`` for plans without averaging and with one
-    :func:`batch_key`, the same bits, in one :func:`privcd.kernels.dp_cd.dp_cd_many` call."""
+    :func:`batch_key`, the same bits, in one :func:`privcd.kernels.dp_cd_many.dp_cd_many` call."""
     first = plans[0]
     parameters = [kernel_parameters(problem, plan, seed) for plan in plans]
     step_sizes, thresholds, noise_std = (np.stack([entry[i] for entry in parameters], axis=1) for i in range(3))

@@ -27,7 +27,7 @@ checkpoints : int or None
 
 Runs that differ only in ``step`` and ``clip`` (``SHARED_DRAWS``) draw the same batches and normals
 for the same seed; :func:`run_many` makes them in one call of
-:func:`~privcd.kernels.dp_sgd.dp_sgd_many` (:func:`privcd.fit_many`).
+:func:`~privcd.kernels.dp_sgd_many.dp_sgd_many` (:func:`privcd.fit_many`).
 """
 import numba
 import numpy as np
@@ -35,7 +35,8 @@ import numpy as np
 from privcd import privacy
 from privcd.algorithms.base import MAX_GROUP_BYTES, Plan, check_checkpoints, checkpoints_for, iterations_for, kernel_key
 from privcd.algorithms.kernel_clock import launch
-from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd, dp_sgd_many
+from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd
+from privcd.kernels.dp_sgd_many import dp_sgd_many
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.streams import check_span
 from privcd.validation import check_choice, check_positive_int
@@ -113,7 +114,7 @@ def group_size(problem, plan):
 
 def run_many(problem, plans, seed):
     """``[run(problem, plan, seed) for plan in plans]`` for plans with one :func:`batch_key`, the
-    same bits, in one :func:`privcd.kernels.dp_sgd.dp_sgd_many` call."""
+    same bits, in one :func:`privcd.kernels.dp_sgd_many.dp_sgd_many` call."""
     check_span("n_samples", problem.n_samples)
     first = plans[0]
     k = first.kernel

@@ -119,23 +119,22 @@ class DPLinearModel(BaseEstimator):
     def _validate_params_(self):
         if self.algorithm not in self.ALGORITHMS:
             raise ValueError(f"algorithm={self.algorithm!r}: {type(self).__name__} runs one of {list(self.ALGORITHMS)}")
-        if self.passes is not None and (isinstance(self.passes, bool) or not isinstance(self.passes, numbers.Real)
-                                        or not self.passes > 0):
-            raise ValueError(f"passes={self.passes!r}: expected a number > 0, or None for the default")
-        for name in ("epsilon", "step"):
+        # name -> (test of a given number, what is expected); None is allowed where a default exists
+        numbers_expected = {
+            "epsilon": (lambda v: v > 0, "a number > 0"),
+            "step": (lambda v: v > 0, "a number > 0"),
+            "intercept_scaling": (lambda v: v > 0, "a number > 0"),
+            "alpha": (lambda v: v >= 0, "a number >= 0"),
+            "passes": (lambda v: v > 0, "a number > 0, or None for the default"),
+            "clip": (lambda v: v > 0, "a number > 0, or None for the default"),
+            "delta": (lambda v: 0 < v < 1, "a number in (0, 1), or None for 1 / n^2"),
+        }
+        for name, (holds, expected) in numbers_expected.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-                raise ValueError(f"{name}={value!r}: expected a number > 0")
-        if self.clip is not None and (isinstance(self.clip, bool) or not isinstance(self.clip, numbers.Real)
-                                      or not self.clip > 0):
-            raise ValueError(f"clip={self.clip!r}: expected a number > 0, or None for the default")
-        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real) or not self.alpha >= 0:
-            raise ValueError(f"alpha={self.alpha!r}: expected a number >= 0")
-        if self.delta is not None and (isinstance(self.delta, bool) or not isinstance(self.delta, numbers.Real)
-                                       or not 0 < self.delta < 1):
-            raise ValueError(f"delta={self.delta!r}: expected a number in (0, 1), or None for 1 / n^2")
-        if not (isinstance(self.intercept_scaling, numbers.Real) and self.intercept_scaling > 0):
-            raise ValueError(f"intercept_scaling={self.intercept_scaling!r}: expected a number > 0")
+            if value is None and "None" in expected:
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not holds(value):
+                raise ValueError(f"{name}={value!r}: expected {expected}")
         if self.options is not None and not isinstance(self.options, dict):
             raise ValueError(f"options={self.options!r}: expected a dict of the algorithm's options, or None")
 
