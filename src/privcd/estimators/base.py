@@ -10,7 +10,7 @@ names.
 
 Defaults (data-independent, from the theory and the public bounds):
 
-* ``step = 1``: dp-cd's gamma_j = 1 / M_j (Theorem 4.3), DP-SGD's 1 / beta;
+* ``step = 1``: dp-cd's gamma_j = 1 / M_j (Theorem 3.3), DP-SGD's 1 / beta;
 * ``clip = None``: the largest possible gradient norm of one record, ``G R'`` (``G`` the loss's
   bound on ``|l'|``: 1 for the logistic and hinge losses; 2 for privcd's squared loss
   ``(z - y)^2``, i.e. residuals up to 1 unclipped), so that no record is clipped in the worst

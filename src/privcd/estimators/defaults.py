@@ -1,6 +1,6 @@
 """The estimators' data-independent defaults: passes from DP-CD's convex rate, and its budget split.
 
-Passes (dp-cd Theorem 3.2, convex case, Appendix C eq. (67)-(68)): after K iterations from w = 0,
+Passes (dp-cd Theorem 3.3, convex case, Appendix C eq. (67)-(68)): after K iterations from w = 0,
 
     F(w_priv) - F* <= 3 p R_M^2 / (2K) + 12 ||L||^2_{M^-1} K log(1/delta) / (n eps)^2,
 
