@@ -195,6 +195,24 @@ def test_bad_arguments_are_named_before_any_kernel_runs(name, override, match, m
         privcd.fit(problem, name, **arguments)
 
 
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_joint_release_is_declared_truly_and_equals_one_run_of_k_times_the_passes(name):
+    """``JOINT_RELEASE`` says whether a plan calibrates through ``calibrations``; when it does, one of
+    3 runs released together is calibrated as one run of 3 times the passes (the composition of
+    independent runs of one mechanism family is the family with 3 times its steps)."""
+    problem, options = case(name)
+    release = privcd.privacy.JointRelease(3)
+    *_, joint = prepare(problem, name, epsilon=1.0, delta=1e-5, calibrations=release, **HYPER, **options)
+    assert (release.consulted > 0) == ALGORITHMS[name].JOINT_RELEASE
+    if ALGORITHMS[name].JOINT_RELEASE:
+        *_, longer = prepare(problem, name, epsilon=1.0, delta=1e-5, **{**HYPER, "passes": 3 * HYPER["passes"]},
+                             **options)
+        *_, single = prepare(problem, name, epsilon=1.0, delta=1e-5, **HYPER, **options)
+        assert joint.calibration.noise_multiplier == longer.calibration.noise_multiplier
+        assert joint.calibration.epsilon == longer.calibration.epsilon
+        assert joint.calibration.noise_multiplier > single.calibration.noise_multiplier
+
+
 def test_unknown_algorithm_is_named():
     problem, _ = case("dp-cd")
     with pytest.raises(ValueError, match="algorithm='dp-xyz'.*expected one of"):

@@ -51,6 +51,42 @@ def test_bounds_and_laplace_scale_follow_section_6_1_and_eq_126():
     np.testing.assert_allclose(mechanism.clipped_mean, problem.M, rtol=1e-13)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_with_public_feature_bounds_every_pair_of_neighbours_costs_at_most_epsilon(sparse):
+    """The privacy of eq. (126) with public bounds B_j, checked from first principles: on two datasets
+    differing in one record (within the bounds), the Laplace scales are the same (nothing read off the
+    data) and the privacy loss of the product of Laplace densities, ``sum_j |mean_j - mean'_j| /
+    lambda_j``, is at most epsilon', the largest change a record can make (a zero record against one
+    at the bounds) reaching epsilon' / 2 (the module docstring's factor 2). Without public bounds the
+    scales move with the replaced record: the data-read bound leaks."""
+    rng = np.random.default_rng(4)
+    n, p, epsilon = 50, 4, 0.3
+    bound = np.array([1.0, 0.5, 2.0, 3.0])
+    X = rng.uniform(-1, 1, size=(n, p)) * bound
+    X[0] = 0.0
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    extremes = [bound, -bound, 0.3 * bound, np.array([bound[0], 0.0, -bound[2], 0.1])]
+    worst = 0.0
+    for record in extremes:
+        neighbour = X.copy()
+        neighbour[0] = record
+        pair = [privcd.Problem(sp.csc_matrix(Z) if sparse else Z, y, "logistic", feature_bound=bound)
+                for Z in (X, neighbour)]
+        a, b = (smoothness_mechanism(problem, epsilon) for problem in pair)
+        np.testing.assert_array_equal(a.scale, b.scale)
+        np.testing.assert_allclose(a.scale, 2 * 0.25 * bound**2 * p / (n * epsilon), rtol=1e-15)
+        # the released means, independently: (1/n) sum_i min(c x_ij^2, c B_j^2) with c = 1/4
+        for mechanism, Z in ((a, X), (b, neighbour)):
+            np.testing.assert_allclose(mechanism.clipped_mean, 0.25 * np.minimum(Z**2, bound**2).mean(axis=0),
+                                       rtol=1e-14)
+        loss = np.sum(np.abs(a.clipped_mean - b.clipped_mean) / a.scale)
+        assert loss <= epsilon
+        worst = max(worst, loss)
+    assert worst == pytest.approx(epsilon / 2, rel=1e-12)
+    leaky = [privcd.Problem(Z, y, "logistic") for Z in (X, np.vstack([bound, X[1:]]))]
+    assert not np.array_equal(smoothness_mechanism(leaky[0], epsilon).scale, smoothness_mechanism(leaky[1], epsilon).scale)
+
+
 def test_dense_and_sparse_storage_give_the_same_mechanism():
     dense = make_problem("logistic", "l2", 0.01)
     sparse = privcd.Problem(sp.csr_matrix(dense.X), dense.y, "logistic", "l2", 0.01)

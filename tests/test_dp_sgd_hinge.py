@@ -1,6 +1,5 @@
 """DP-SGD on the hinge loss (dp-scd's SVM baseline): clipped subgradients, step = learning rate."""
 import numpy as np
-import pytest
 
 import privcd
 

@@ -87,17 +87,6 @@ def test_a_joint_release_is_the_composition_of_its_runs_by_an_independent_comput
     assert joint.noise_multiplier / single.noise_multiplier == pytest.approx(math.sqrt(3), rel=5e-3)
 
 
-def test_a_joint_dp_sgd_release_calibrates_k_times_the_steps():
-    """Sampled releases compose the same way: three runs jointly get the noise of one run three times as long."""
-    X, y = classification(n=500)
-    problem = privcd.Problem(X, np.where(y == 1, 1.0, -1.0), "logistic", row_norm_bound=1.0)
-    arguments = dict(epsilon=1.0, delta=1e-6, step=1.0, clip=1.0, seed=0, batch_size=50)
-    joint = privcd.fit(problem, "dp-sgd", passes=2, calibrations=JointRelease(3), **arguments)
-    longer = privcd.fit(problem, "dp-sgd", passes=6, **arguments)
-    assert joint.noise_multiplier == longer.noise_multiplier
-    assert joint.epsilon == longer.epsilon
-
-
 @pytest.mark.parametrize("options, algorithm", [(None, "dp-cd"), ({"smoothness": "public"}, "dp-cd"),
                                                 (None, "dp-sgd"), (None, "dp-gcd")])
 def test_one_vs_rest_stays_within_its_budget(options, algorithm):
@@ -112,10 +101,30 @@ def test_one_vs_rest_stays_within_its_budget(options, algorithm):
     assert model.score(X, y) > 0.5
 
 
-def test_private_constants_of_a_joint_release_compose_to_the_target():
-    share = 0.1
-    assert 3 * share * per_run_epsilon(1.0, 3, share) + (1 - share) * per_run_epsilon(1.0, 3, share) == \
-        pytest.approx(1.0)
+def test_private_constants_of_a_joint_release_compose_to_the_target_by_an_independent_computation():
+    """Three DP-CD-P runs at ``per_run_epsilon(1, 3, s)``, their optimisations released jointly: each
+    run's Laplace release of its constants spends s e (the scale 2 b_j p / (n s e) of eq. (126)),
+    the three optimisations are one Gaussian with mu = sqrt(3 T) / z whose delta (Balle and Wang,
+    scipy) at the reported epsilon is the target, and the basic composition of all four releases is
+    within [0.99, 1] of the budget."""
+    X, y = classification(n=2000)
+    problem = privcd.Problem(X, np.where(y == 1, 1.0, -1.0), "logistic", feature_bound=1.0, row_norm_bound=1.0)
+    share, delta = 0.1, 1e-6
+    epsilon = per_run_epsilon(1.0, 3, share)
+    release = JointRelease(3)
+    runs = [privcd.fit(problem, "dp-cd", epsilon=epsilon, delta=delta, passes=3, step=1.0, clip=1.0, seed=seed,
+                       smoothness="private", smoothness_budget=share, calibrations=release) for seed in range(3)]
+    p, n = X.shape[1], X.shape[0]
+    for run in runs:
+        assert run.info["smoothness_epsilon"] == pytest.approx(share * epsilon, rel=1e-15)
+        expected_scale = 2 * 0.25 * p / (n * run.info["smoothness_epsilon"])  # b_j = c B_j^2 = 1/4
+        np.testing.assert_allclose(smoothness_mechanism(problem, run.info["smoothness_epsilon"]).scale,
+                                   expected_scale, rtol=1e-15)
+    optimisation = runs[0].info["optimisation_epsilon"]
+    mu = math.sqrt(3 * 3 * p) / runs[0].noise_multiplier
+    assert gaussian_delta(optimisation, mu) <= delta * (1 + 1e-9)
+    total = sum(run.info["smoothness_epsilon"] for run in runs) + optimisation
+    assert 0.99 <= total <= 1.0
 
 
 def test_without_public_bounds_a_fit_warns_of_the_leak_and_with_them_it_does_not():
@@ -202,7 +211,9 @@ def test_scikit_learn_tools_work_with_the_estimators():
     pipeline = make_pipeline(FunctionTransformer(lambda Z: Z / 2.0), DPLogisticRegression(data_norm=0.5, random_state=0))
     assert cross_val_score(pipeline, X, y, cv=3).shape == (3,)
     search = GridSearchCV(DPLogisticRegression(data_norm=1.0, random_state=0), {"epsilon": [0.5, 1.0]}, cv=2).fit(X, y)
-    assert search.best_params_["epsilon"] in (0.5, 1.0)
+    best = search.best_params_["epsilon"]
+    assert best * 0.99 <= search.best_estimator_.epsilon_ <= best  # the refit ran with the selected parameter
+    assert np.all(search.cv_results_["mean_test_score"] > 0.5)
     assert clone(model).get_params() == model.get_params()
     assert model.set_params(epsilon=2.0).epsilon == 2.0
 

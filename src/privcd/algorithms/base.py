@@ -10,6 +10,10 @@ An algorithm module defines
     the option values under which it steps with :attr:`Problem.M` or :attr:`Problem.beta`
     (``{}``: always; ``None``: never), read by :func:`privcd.fit` to warn when a private run uses
     constants computed from X that the problem has not declared public.
+``JOINT_RELEASE`` : bool
+    whether its plan calibrates all its privacy through ``settings.calibrations`` (so that
+    :class:`privcd.privacy.JointRelease` makes several of its runs one release, as the
+    one-vs-rest estimators do; the others' runs are composed by their caller);
 ``check_options(options)``
     the checks of the option values that need no data (``ValueError`` naming a bad value), run by
     :func:`privcd.fit` before the plan and by the workflow's config reader on every grid value;

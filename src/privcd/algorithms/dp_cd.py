@@ -67,6 +67,7 @@ from privcd.validation import check_choice, check_number, check_positive_int
 NAME = "dp-cd"
 OPTIONS = {"inner_iterations": None, "accountant": "exact", "checkpoints": None, "smoothness": "public",
            "smoothness_budget": 0.1, "coordinate_order": "uniform"}
+JOINT_RELEASE = True  # the optimisation's Gaussian releases (DP-CD-P's constants are its own Laplace release)
 SMOOTHNESS_FROM_PROBLEM = {"smoothness": "public"}  # DP-CD-P ("private") estimates its own M_j
 SMOOTHNESS = ("public", "private")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on

@@ -82,6 +82,7 @@ from privcd.validation import check_choice
 
 NAME = "dp-gcd"
 OPTIONS = {"rule": None, "accountant": "pld", "checkpoints": None}
+JOINT_RELEASE = False  # its per-step budget comes from a composition theorem, not a store
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, greedy selection
 RULES = {"algorithm-1": RULE_ALGORITHM_1, "gs-s": RULE_GS_S, "gs-r": RULE_GS_R, "gs-q": RULE_GS_Q}
 ACCOUNTANTS = ("pld", "advanced-composition")

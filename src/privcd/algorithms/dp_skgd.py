@@ -82,6 +82,7 @@ from privcd.validation import check_choice, check_positive_int
 NAME = "dp-skgd"
 OPTIONS = {"sketch": "uniform", "tau": None, "probabilities": None, "noise": "isotropic",
            "inner_iterations": None, "accountant": "exact", "checkpoints": None, "coordinate_order": "uniform"}
+JOINT_RELEASE = True
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, importance sketch probabilities
 SKETCHES = {"uniform": SKETCH_UNIFORM, "tau-nice": SKETCH_TAU_NICE, "importance": SKETCH_IMPORTANCE,
             "full": SKETCH_FULL}

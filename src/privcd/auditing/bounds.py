@@ -38,10 +38,11 @@ class ErrorCounts:
 
 def clopper_pearson_upper(count, trials, level):
     """One-sided Clopper-Pearson upper bound at ``level`` on a binomial rate of ``count / trials``:
-    the ``level`` quantile of Beta(count + 1, trials - count) (1 when every trial counts)."""
-    if count >= trials:
-        return 1.0
-    return float(stats.beta.ppf(level, count + 1, trials - count))
+    the ``level`` quantile of Beta(count + 1, trials - count) (1 when every trial counts). Counts
+    may be an array (then an array of bounds)."""
+    count, trials = np.asarray(count), np.asarray(trials)
+    upper = np.where(count >= trials, 1.0, stats.beta.ppf(level, count + 1, np.maximum(trials - count, 1)))
+    return float(upper) if upper.ndim == 0 else upper
 
 
 def epsilon_from_rates(false_positive_rate, false_negative_rate, delta):
@@ -81,10 +82,8 @@ def best_threshold(inside, outside, delta, confidence):
     false_negatives = np.searchsorted(inside, candidates, side="right")
     false_positives = outside.size - np.searchsorted(outside, candidates, side="right")
     level = 1.0 - (1.0 - confidence) / 2.0
-    fpr = stats.beta.ppf(level, false_positives + 1, np.maximum(outside.size - false_positives, 1))
-    fnr = stats.beta.ppf(level, false_negatives + 1, np.maximum(inside.size - false_negatives, 1))
-    fpr = np.where(false_positives >= outside.size, 1.0, fpr)
-    fnr = np.where(false_negatives >= inside.size, 1.0, fnr)
+    fpr = clopper_pearson_upper(false_positives, outside.size, level)
+    fnr = clopper_pearson_upper(false_negatives, inside.size, level)
     with np.errstate(divide="ignore", invalid="ignore"):
         scores = np.fmax(np.log((1.0 - delta - fpr) / fnr), np.log((1.0 - delta - fnr) / fpr))
     return float(candidates[int(np.nanargmax(np.where(np.isfinite(scores), scores, -np.inf)))])

@@ -39,20 +39,17 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from privcd.algorithms import get_algorithm
 from privcd.estimators.bounds import PublicBounds, apply_public_bounds, with_intercept
-from privcd.estimators.defaults import per_run_epsilon, theory_passes
+from privcd.estimators.defaults import (NONSMOOTH_PASSES, dual_batch_size, per_run_epsilon, sgd_batch_size,
+                                        theory_passes)
 from privcd.fit import fit
 from privcd.losses import get_loss
 from privcd.privacy.joint import JointRelease
 from privcd.problem import Problem
 
-# Algorithms whose runs calibrate through fit's ``calibrations`` (so a one-vs-rest model is one
-# joint release, :mod:`privcd.privacy.joint`); the others split the budget by basic composition.
-JOINTLY_CALIBRATED = ("dp-cd", "dp-skgd", "dp-sgd", "dp-scd")
 GRADIENT_BOUND = {"logistic": 1.0, "hinge": 1.0, "squared": 2.0}
 DUAL_CLIP = 1.0  # DP-SCD: |update of a dual variable| <= 1 for the logistic and hinge losses
-DUAL_BATCH_SIZE = 100  # DP-SCD's default mini-batch (dp-scd Section 5), at most n
-NONSMOOTH_PASSES = 10.0  # the hinge loss and DP-SCD's dual: DP-CD's rule does not apply
 SEED_RANGE = 2**31 - 1
 
 
@@ -158,15 +155,15 @@ class DPLinearModel(BaseEstimator):
 
     def _options(self, n_samples, bounds):
         """The algorithm's options: the user's, over one checkpoint, DP-CD-P for DP-CD (its constants estimated
-        privately within the public bounds, dp-cd Section 5.2), DP-SGD's batches of sqrt(n) records
-        (a common rule of thumb, no theorem) and DP-SCD's public row bound."""
+        privately within the public bounds, dp-cd Section 5.2), the default batches
+        (:mod:`~privcd.estimators.defaults`) and DP-SCD's public row bound."""
         options = {"checkpoints": 1}  # the final model only: no objective evaluated along the way
         if self.algorithm == "dp-cd":
             options["smoothness"] = "private"
         if self.algorithm == "dp-sgd":
-            options["batch_size"] = max(1, round(math.sqrt(n_samples)))
+            options["batch_size"] = sgd_batch_size(n_samples)
         if self.algorithm == "dp-scd":
-            options.update(row_norm_bound=bounds.row_norm, batch_size=min(DUAL_BATCH_SIZE, n_samples))
+            options.update(row_norm_bound=bounds.row_norm, batch_size=dual_batch_size(n_samples))
         return {**options, **(self.options or {})}
 
     def _passes(self, n_samples, n_features, epsilon, delta):
@@ -182,8 +179,9 @@ class DPLinearModel(BaseEstimator):
 
         Sets ``coef_`` (outputs x features), ``intercept_``, ``epsilon_``, ``delta_``, ``passes_``
         and ``accountant_``. Several outputs are one joint release when the algorithm calibrates
-        through :class:`~privcd.privacy.joint.JointRelease` (DP-CD-P's private constants, one per
-        run, composed beside it: :func:`~privcd.estimators.defaults.per_run_epsilon`); otherwise
+        through :class:`~privcd.privacy.joint.JointRelease` (its module's ``JOINT_RELEASE``; DP-CD-P's
+        private constants, one per run, composed beside it:
+        :func:`~privcd.estimators.defaults.per_run_epsilon`); otherwise
         each gets (epsilon / k, delta / k) (basic composition, Dwork and Roth 2014, Theorem 3.16).
         """
         self._validate_params_()
@@ -196,7 +194,7 @@ class DPLinearModel(BaseEstimator):
         X, bounds = self._bounded(X)
         options = self._options(n_samples, bounds)
         private_constants = options.get("smoothness") == "private"
-        joint = n_outputs > 1 and self.algorithm in JOINTLY_CALIBRATED and math.isfinite(self.epsilon)
+        joint = n_outputs > 1 and get_algorithm(self.algorithm).JOINT_RELEASE and math.isfinite(self.epsilon)
         if not joint:
             epsilon, run_delta = self.epsilon / n_outputs, delta / n_outputs
         elif private_constants:

@@ -72,11 +72,16 @@ def clip_features(X, lower, upper):
     return X
 
 
+def row_norms(X):
+    """The rows' L2 norms ``||x_i||`` of a dense array or sparse matrix, shape (n,)."""
+    if scipy.sparse.issparse(X):
+        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    return np.sqrt(np.einsum("ij,ij->i", X, X))
+
+
 def clip_rows(X, data_norm):
     """``X`` with every row scaled down to L2 norm at most ``data_norm`` (a new array or matrix)."""
-    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel() if scipy.sparse.issparse(X)
-                    else np.einsum("ij,ij->i", X, X))
-    scale = np.minimum(1.0, data_norm / np.maximum(norms, np.finfo(np.float64).tiny))
+    scale = np.minimum(1.0, data_norm / np.maximum(row_norms(X), np.finfo(np.float64).tiny))
     if scipy.sparse.issparse(X):
         return scipy.sparse.diags(scale) @ X
     return X * scale[:, None]
@@ -100,8 +105,7 @@ def apply_public_bounds(X, *, bounds, data_norm, owner):
         feature = np.asarray(largest.toarray() if scipy.sparse.issparse(largest) else largest,
                              dtype=np.float64).ravel()
         feature = np.where(feature > 0, feature, 1.0)  # an all-zero feature never moves; any bound holds
-        row_norm = float(np.sqrt((X.multiply(X) if scipy.sparse.issparse(X) else X * X).sum(axis=1).max()))
-        return X, PublicBounds(feature, max(row_norm, np.finfo(np.float64).tiny))
+        return X, PublicBounds(feature, max(float(row_norms(X).max()), np.finfo(np.float64).tiny))
     feature = np.full(n_features, np.inf)
     if bounds is not None:
         lower, upper = check_bounds(bounds, n_features)

@@ -1,4 +1,4 @@
-"""The estimators' data-independent defaults: passes from DP-CD's convex rate, and its budget split.
+"""The estimators' data-independent defaults: passes from DP-CD's convex rate, its budget split, batches.
 
 Passes (dp-cd Theorem 3.3, convex case, Appendix C eq. (67)-(68)): after K iterations from w = 0,
 
@@ -20,6 +20,8 @@ import math
 
 MIN_PASSES = 1.0
 MAX_PASSES = 200.0
+NONSMOOTH_PASSES = 10.0  # the hinge loss and DP-SCD's dual: DP-CD's rule does not apply
+DUAL_BATCH_SIZE = 100  # DP-SCD's default mini-batch (dp-scd Section 5), at most n
 
 
 def theory_passes(n_samples, n_features, epsilon, delta, *, curvature, gradient_bound):
@@ -38,3 +40,13 @@ def per_run_epsilon(epsilon, runs, smoothness_share):
     composition the total is ``runs s e + (1 - s) e``, which is ``epsilon`` at
     ``e = epsilon / (runs s + 1 - s)``."""
     return epsilon / (runs * smoothness_share + 1.0 - smoothness_share)
+
+
+def sgd_batch_size(n_samples):
+    """DP-SGD's batch: ``round(sqrt(n))`` records (a common rule of thumb, not a theorem), at least 1."""
+    return max(1, round(math.sqrt(n_samples)))
+
+
+def dual_batch_size(n_samples):
+    """DP-SCD's batch: :data:`DUAL_BATCH_SIZE` records, at most n."""
+    return min(DUAL_BATCH_SIZE, n_samples)

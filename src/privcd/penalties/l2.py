@@ -1,5 +1,4 @@
 """Squared L2 penalty ``psi(w) = (lam / 2) ||w||_2^2`` (dp-cd footnote 5)."""
-import numpy as np
 from numba import njit
 
 from privcd.penalties.base import PenaltySpec
