@@ -116,19 +116,19 @@ class DPLinearModel(BaseEstimator):
     def _validate_params_(self):
         if self.algorithm not in self.ALGORITHMS:
             raise ValueError(f"algorithm={self.algorithm!r}: {type(self).__name__} runs one of {list(self.ALGORITHMS)}")
-        # name -> (test of a given number, what is expected); None is allowed where a default exists
+        # name -> (test of a given number, what is expected, whether None selects a default)
         numbers_expected = {
-            "epsilon": (lambda v: v > 0, "a number > 0"),
-            "step": (lambda v: v > 0, "a number > 0"),
-            "intercept_scaling": (lambda v: v > 0, "a number > 0"),
-            "alpha": (lambda v: v >= 0, "a number >= 0"),
-            "passes": (lambda v: v > 0, "a number > 0, or None for the default"),
-            "clip": (lambda v: v > 0, "a number > 0, or None for the default"),
-            "delta": (lambda v: 0 < v < 1, "a number in (0, 1), or None for 1 / n^2"),
+            "epsilon": (lambda v: v > 0, "a number > 0", False),
+            "step": (lambda v: v > 0, "a number > 0", False),
+            "intercept_scaling": (lambda v: v > 0, "a number > 0", False),
+            "alpha": (lambda v: v >= 0, "a number >= 0", False),
+            "passes": (lambda v: v > 0, "a number > 0, or None for the default", True),
+            "clip": (lambda v: v > 0, "a number > 0, or None for the default", True),
+            "delta": (lambda v: 0 < v < 1, "a number in (0, 1), or None for 1 / n^2", True),
         }
-        for name, (holds, expected) in numbers_expected.items():
+        for name, (holds, expected, has_default) in numbers_expected.items():
             value = getattr(self, name)
-            if value is None and "None" in expected:
+            if value is None and has_default:
                 continue
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not holds(value):
                 raise ValueError(f"{name}={value!r}: expected {expected}")
