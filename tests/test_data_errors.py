@@ -5,6 +5,7 @@ import shutil
 
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 from privcd.data import DataFileError, load_dataset
 
@@ -128,3 +129,14 @@ def test_sparse_labels_of_the_wrong_length(shared_datasets, mirror, tmp_path):
     shutil.copy(shared_datasets / "dorothea_valid.npz", mirror)
     (mirror / "dorothea_valid.labels.csv").write_text("target\n1\n-1\n")
     _fails(mirror, tmp_path, "2 labels for 350 records", name="dorothea-valid")
+
+
+def test_sparse_matrix_missing_entries(shared_datasets, mirror, tmp_path):
+    """A matrix of the right shape that lost a row's entries is refused by its non-zero count."""
+    shutil.copy(shared_datasets / "dorothea_train.labels.csv", mirror)
+    matrix = sp.load_npz(shared_datasets / "dorothea_train.npz").tolil()
+    lost = matrix.rows[5].__len__()
+    matrix.rows[5], matrix.data[5] = [], []
+    sp.save_npz(mirror / "dorothea_train.npz", matrix.tocsr())
+    _fails(mirror, tmp_path, re.escape(f"{727_760 - lost:,} non-zero entries; the registry expects 727,760 for "
+                                       "'dorothea'"), name="dorothea", download=False)

@@ -26,6 +26,7 @@ EXPECTED = {
     "madelon": (2_600, 500, 1_300, 1_300),           # dp-gcd Table 1 (which lists 501 features)
     "phishing": (11_055, 68, 4_898, 6_157),          # dp-scd: 6218 + 2073 + 2764 records, 68 coordinates
     "adult": (48_842, 108, 37_155, 11_687),          # dp-scd: 24420 + 8141 + 16281 records; <=50K / >50K
+    "dorothea": (800, 88_119, 722, 78),              # dp-gcd Table 1; MANIFEST: 88,119 columns non-zero
     "dorothea-valid": (350, 72_113, 316, 34),        # MANIFEST: 72,113 of 100,000 columns non-zero
 }
 
@@ -96,6 +97,24 @@ def test_registry_shapes_match_the_manifest(shared_datasets):
         if match:
             stated[match[1]] = tuple(int(k.replace(",", "")) for k in match.group(2, 3))
     mirrored = [spec for spec in DATASETS.values() if (shared_datasets / spec.mirror_files[0]).is_file()]
-    assert len(mirrored) == 6
+    assert sorted(spec.name for spec in mirrored) == ["adult", "california", "dorothea", "dorothea-valid",
+                                                      "electricity", "madelon", "phishing"]
     for spec in mirrored:
         assert stated[spec.mirror_files[0]] == spec.shape, spec.name
+
+
+def test_registry_nonzeros_match_the_manifest(shared_datasets):
+    """Each sparse dataset's registry count of stored entries is the MANIFEST.md's 'N non-zeros'."""
+    stated = {}
+    for line in (shared_datasets / "MANIFEST.md").read_text().splitlines():
+        match = re.match(r"\| `([^`]+\.npz)`.*?([\d,]+) non-zeros", line)
+        if match:
+            stated[match[1]] = int(match[2].replace(",", ""))
+    sparse = {spec.mirror_files[0]: spec.nonzeros for spec in DATASETS.values() if spec.sparse}
+    assert sparse == stated == {"dorothea_train.npz": 727_760, "dorothea_valid.npz": 317_752}
+
+
+def test_dorothea_is_the_papers_training_split(load):
+    data = load("dorothea")
+    assert data.meta.raw_shape == (800, 100_000) and data.X.nnz == 727_760
+    assert "11881 all-zero column(s) dropped" in data.meta.note

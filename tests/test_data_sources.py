@@ -2,6 +2,7 @@
 the real download code failing fast against a closed local port, LIBSVM through a file:// URL."""
 import bz2
 import dataclasses
+import shutil
 import time
 
 import numpy as np
@@ -85,19 +86,24 @@ def test_openml_phishing_adapter():
     assert list(frame.columns) == ["f1", "f2", "f3", "f4"] and labels.tolist() == [1, 0, 1]
 
 
-def test_openml_mtp_and_dorothea_adapters(fake_openml, tmp_path):
+def test_openml_mtp_and_dorothea_adapters(shared_datasets, fake_openml, tmp_path):
+    """OpenML 4137 is dorothea's train rows then its valid rows: the adapter keeps the mirror's 800."""
     rng = np.random.default_rng(0)
     fake_openml[405] = (pd.DataFrame(rng.normal(size=(4_450, 202))), pd.Series(rng.normal(size=4_450)))
     assert load_dataset("mtp", cache=tmp_path).X.shape == (4_450, 202)
 
-    rows, columns = rng.integers(0, 1_150, 20_000), rng.integers(0, 100_000, 20_000)
-    matrix = sp.csr_matrix((np.ones(20_000, np.float32), (rows, columns)), shape=(1_150, 100_000))
-    labels = np.r_[np.ones(78), -np.ones(722), np.ones(34), -np.ones(316)]
-    fake_openml[4137] = (pd.DataFrame.sparse.from_spmatrix(matrix), pd.Series(labels))
-    data = load_dataset("dorothea", cache=tmp_path)
-    assert data.meta.raw_shape == (800, 100_000) and np.sum(data.y == 1) == 78
-    fake_openml[4137] = (matrix, pd.Series(labels[::-1].copy()))     # valid rows first: refused
-    with pytest.raises(DataFileError, match="rows 0-799 have 34 positive labels, the train split has 78"):
+    parts = ("dorothea_train", "dorothea_valid")
+    matrix = sp.vstack([sp.load_npz(shared_datasets / f"{part}.npz") for part in parts]).astype(np.float32)
+    labels = np.concatenate([pd.read_csv(shared_datasets / f"{part}.labels.csv")["target"] for part in parts])
+    fake_openml[4137] = (pd.DataFrame.sparse.from_spmatrix(matrix), pd.Series(labels.astype(np.float64)))
+    downloaded = load_dataset("dorothea", cache=tmp_path)
+    mirrored = load_dataset("dorothea", mirror=shared_datasets, cache=tmp_path / "mirror")
+    assert downloaded.meta.source == "openml" and downloaded.meta.raw_shape == (800, 100_000)
+    assert (downloaded.X != mirrored.X).nnz == 0 and np.array_equal(downloaded.y, mirrored.y)
+    valid_first = np.r_[800:1_150, 0:800]
+    fake_openml[4137] = (matrix[valid_first], pd.Series(labels[valid_first].astype(np.float64)))    # refused
+    positives = int(np.sum(labels[valid_first][:800] == 1))
+    with pytest.raises(DataFileError, match=f"rows 0-799 have {positives} positive labels, the train split has 78"):
         load_dataset("dorothea", cache=tmp_path / "other")
 
 
@@ -127,9 +133,16 @@ def test_openml_download_fails_fast_and_names_everything(closed_openml, tmp_path
 
 
 def test_unavailable_without_mirror_or_download(shared_datasets, tmp_path):
+    """A mirror copy without dorothea's matrix, and no download: the error names both."""
+    partial = tmp_path / "mirror"
+    partial.mkdir()
+    shutil.copy(shared_datasets / "dorothea_train.labels.csv", partial)
     with pytest.raises(DatasetUnavailableError, match=r"'dorothea' is unavailable: mirror .*: no dorothea_train\.npz "
                        r"\(found only dorothea_train\.labels\.csv\); download from OpenML 4137 not attempted"):
-        load_dataset("dorothea", mirror=shared_datasets, cache=tmp_path, download=False)
+        load_dataset("dorothea", mirror=partial, cache=tmp_path, download=False)
+    with pytest.raises(DatasetUnavailableError, match=r"'mtp' is unavailable: mirror .*: no mtp\.csv\.gz; "
+                       r"download from OpenML 405 not attempted"):
+        load_dataset("mtp", mirror=shared_datasets, cache=tmp_path, download=False)
     with pytest.raises(DatasetUnavailableError, match=r"'dorothea-valid' is unavailable: no mirror given "
                        r"\(mirror=None and \$PRIVCD_DATA_MIRROR unset\); it has no download source"):
         load_dataset("dorothea-valid", cache=tmp_path)

@@ -130,11 +130,14 @@ def acquire(spec, mirror, request, download):
 
 
 def check_raw(raw, spec, origin: str) -> None:
-    """The canonical raw data have the registry's shape and labels."""
+    """The canonical raw data have the registry's shape, non-zero count (sparse data) and labels."""
     rows, columns = raw.features.shape
     if (rows, columns) != tuple(spec.shape):
         raise DataFileError(f"{origin}: {rows:,} records x {columns:,} feature columns; the registry expects "
                             f"{spec.shape[0]:,} x {spec.shape[1]:,} for {spec.name!r}")
+    if spec.nonzeros is not None and raw.features.nnz != spec.nonzeros:
+        raise DataFileError(f"{origin}: {raw.features.nnz:,} non-zero entries; the registry expects "
+                            f"{spec.nonzeros:,} for {spec.name!r} (a truncated or different matrix)")
     target = pd.Series(raw.target)
     if target.shape[0] != rows:
         raise DataFileError(f"{origin}: {target.shape[0]:,} labels for {rows:,} records")

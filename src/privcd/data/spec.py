@@ -91,6 +91,9 @@ class DatasetSpec:
         ``"binary"`` (labels mapped to {-1, 1}) or ``"regression"``.
     shape : tuple of int
         (records, raw feature columns) of the canonical form, checked on every read.
+    nonzeros : int or None
+        Stored entries of a sparse dataset's canonical matrix (the challenge's check-sum for
+        dorothea), checked on every read; ``None`` leaves the count unchecked.
     fetch : callable or None
         ``fetch(Request) -> Acquired``, the real download (or generator); ``None`` for mirror-only data.
     labels : tuple or None
@@ -121,9 +124,12 @@ class DatasetSpec:
     sparse: bool = False
     stem: str = field(default="")
     paper: PaperShape | None = None
+    nonzeros: int | None = None
     note: str = ""
 
     def __post_init__(self):
+        if self.nonzeros is not None and not self.sparse:
+            raise ValueError(f"dataset {self.name!r}: nonzeros={self.nonzeros} applies to sparse datasets only")
         if not self.stem:
             object.__setattr__(self, "stem", self.name.replace("-", "_"))
 

@@ -32,7 +32,7 @@ SHA256 = re.compile(r"\b[0-9a-f]{64}\b")
 FILE_NAME = re.compile(r"`([^`\s]+\.(?:csv\.gz|npz|csv))`")
 
 DATASETS = (
-    DatasetSpec("dorothea-valid", "mirror", "NIPS 2003 feature selection challenge, dorothea_valid.data (the validation split)", "binary", (350, 100_000), None, labels=(-1, 1), sparse=True, note="The 350-row validation split of DOROTHEA, NOT the papers' 800-row train split (dp-gcd Table 1: 800 x 88,119); no download source holds this split alone."),
+    DatasetSpec("dorothea-valid", "mirror", "NIPS 2003 feature selection challenge, dorothea_valid.data (the validation split)", "binary", (350, 100_000), None, labels=(-1, 1), sparse=True, nonzeros=317_752, note="The 350-row validation split of DOROTHEA, NOT the papers' 800-row train split (that is 'dorothea'); no download source holds this split alone."),
 )
 
 
