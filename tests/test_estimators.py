@@ -133,7 +133,7 @@ def test_without_public_bounds_a_fit_warns_of_the_leak_and_with_them_it_does_not
         DPLogisticRegression(random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        DPLogisticRegression(data_norm=1.0, random_state=0).fit(X, y)
+        DPLogisticRegression(data_norm=1.0, classes=np.unique(y), random_state=0).fit(X, y)
         DPLinearRegression(bounds=(-1.0, 1.0), random_state=0).fit(*regression(n=400))
 
 

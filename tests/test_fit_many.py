@@ -17,17 +17,20 @@ from privcd.privacy.reuse import CalibrationStore
 from conftest import make_problem
 
 INF = float("inf")
-RUN_FIELDS = ("noise_multiplier", "epsilon", "delta", "accountant", "algorithm", "seed", "settings", "info")
+RUN_FIELDS = ("noise_multiplier", "epsilon", "delta", "accountant", "algorithm", "seed", "mode", "settings")
 
 
 def assert_same_run(batched, alone):
-    """Every number of the run but its timing, bit for bit."""
+    """Every number of the run but its timing, bit for bit; fit_many adds only ``info["shared_draws"]``
+    (how many runs of its call have the run's seed)."""
     np.testing.assert_array_equal(batched.w, alone.w)
     np.testing.assert_array_equal(batched.snapshots, alone.snapshots)
     for column in ("iteration", "passes", "objective"):
         np.testing.assert_array_equal(batched.trace[column], alone.trace[column])
     for name in RUN_FIELDS:
         np.testing.assert_equal(getattr(batched, name), getattr(alone, name), err_msg=name)
+    assert set(batched.info) - set(alone.info) <= {"shared_draws"} and batched.info.get("shared_draws", 2) >= 2
+    np.testing.assert_equal({key: batched.info[key] for key in alone.info}, alone.info, err_msg="info")
 
 
 def grid_of_runs(seeds, passes=2.0, **options):

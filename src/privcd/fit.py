@@ -10,11 +10,12 @@ from privcd.algorithms.kernel_clock import kernel_clock
 from privcd.privacy.joint import JointRelease
 from privcd.privacy.reuse import CalibrationStore
 from privcd.problem import DataDependentConstantsWarning, Problem
+from privcd.randomness import RELEASE, resolve_seed
 from privcd.run import DivergenceWarning, Run
-from privcd.validation import check_number, check_positive, check_seed
+from privcd.validation import check_number, check_positive
 
 
-def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, calibrations=None, **options):
+def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=None, calibrations=None, **options):
     """Run ``algorithm`` on ``problem`` under (epsilon, delta)-DP (replace-one neighbours).
 
     Parameters
@@ -33,8 +34,14 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
         ``step / beta`` for DP-SGD).
     clip : float
         Clipping hyperparameter, ``> 0``; ``inf`` disables clipping (only without noise).
-    seed : int
-        Seed of the kernel's random generator: same inputs and seed, same bits.
+    seed : None, int or numpy.random.SeedSequence
+        ``None`` (default): a private release, its generators seeded by 128 bits of secret OS
+        entropy that are not kept (:mod:`privcd.randomness`); the Run holds no value computed from
+        the data without noise. An integer in ``[0, 2**32)`` or a ``SeedSequence``: a reproducible
+        experiment (same inputs and seed, same bits), not a private release, since whoever knows
+        the seed can replay the noise. Runs with one seed share their random draws (whatever their
+        step and clip, :func:`privcd.fit_many`): two such runs, set side by side, can cancel each
+        other's noise.
     calibrations : privcd.privacy.CalibrationStore or privcd.privacy.JointRelease, optional
         Noise calibrations to reuse: the run's calibration is read from it when it holds it and
         recorded in it otherwise (:mod:`privcd.privacy.reuse`); the numbers are those of a fresh
@@ -46,16 +53,22 @@ def fit(problem, algorithm, *, epsilon, delta=None, passes, step, clip, seed=0, 
     Returns
     -------
     Run
+        ``run.mode`` is ``"release"`` or ``"experiment"``.
     """
     module, settings, options, plan = prepare(problem, algorithm, epsilon=epsilon, delta=delta, passes=passes,
                                               step=step, clip=clip, calibrations=calibrations, **options)
-    seed = check_seed(seed)
+    return run_planned(problem, module, settings, options, plan, resolve_seed(seed))
+
+
+def run_planned(problem, module, settings, options, plan, randomness):
+    """Run a planned fit (:func:`prepare`) with ``randomness``, ``(mode, seed)`` of
+    :func:`privcd.randomness.resolve_seed`, and assemble its :class:`Run`."""
     # run returns (w, snapshots) or (w, snapshots, extra): extra is a dict of run-time facts
     # (e.g. DP-GCD's selected coordinates) merged into Run.info.
     with kernel_clock() as clock:
-        w, snapshots, *extra = module.run(problem, plan, seed)
-    return assemble(problem, module, settings, options, plan, seed, w, snapshots, extra[0] if extra else {},
-                    clock.seconds)
+        w, snapshots, *extra = module.run(problem, plan, randomness[1])
+    return assemble(problem, module, settings, options, plan, randomness, w, snapshots,
+                    extra[0] if extra else {}, clock.seconds)
 
 
 def prepare(problem, algorithm, *, epsilon, delta=None, passes, step, clip, calibrations=None, **options):
@@ -110,24 +123,30 @@ def warn_data_dependent_constants(problem, module, settings, options):
         "smoothness='private'", DataDependentConstantsWarning, stacklevel=4)
 
 
-def assemble(problem, module, settings, options, plan, seed, w, snapshots, extra, seconds):
-    """The :class:`Run` of a finished kernel call: the objective at every checkpoint, the privacy
-    facts of the plan, ``seconds`` prorated over the checkpoints."""
+def assemble(problem, module, settings, options, plan, randomness, w, snapshots, extra, seconds):
+    """The :class:`Run` of a finished kernel call: the privacy facts of the plan, ``seconds``
+    prorated over the checkpoints and, in an experiment, the objective at every checkpoint.
+
+    ``randomness`` is ``(mode, seed)`` of :func:`privcd.randomness.resolve_seed`. A release keeps
+    neither its seed nor the noise-free objective ``F(w; D)``, which the guarantee does not cover.
+    """
+    mode, seed = randomness
     if not np.all(np.isfinite(w)):
         warnings.warn(f"{module.NAME} diverged: its weights are not finite (step={settings.step!r}, clip={settings.clip!r}, "
-                      f"seed={seed!r}); its objective is NaN or inf. Lower step", DivergenceWarning, stacklevel=3)
+                      f"{mode}); its objective is NaN or inf. Lower step", DivergenceWarning, stacklevel=3)
     iterations = plan.checkpoints
     trace = {
         "iteration": iterations,
         "passes": iterations / plan.iterations_per_pass,
         "seconds": seconds * iterations / plan.n_iterations,
-        "objective": np.array([problem.objective(snapshot) for snapshot in snapshots]),
     }
+    if mode != RELEASE:
+        trace["objective"] = np.array([problem.objective(snapshot) for snapshot in snapshots])
     calibration = plan.calibration
     return Run(
         w=w, trace=trace, noise_multiplier=calibration.noise_multiplier,
         epsilon=calibration.epsilon, delta=calibration.delta, accountant=calibration.accountant,
-        seconds=seconds, algorithm=module.NAME, seed=seed,
+        seconds=seconds, algorithm=module.NAME, seed=None if mode == RELEASE else seed, mode=mode,
         settings={"passes": settings.passes, "step": settings.step, "clip": settings.clip, **options},
         info={**plan.info, **extra}, snapshots=snapshots,
     )

@@ -8,11 +8,14 @@ same seed and the same ``batch_key`` of their plans therefore draw the same numb
 algorithm that offers ``run_many`` makes them together, drawing once for all of them
 (:func:`privcd.kernels.dp_cd_many.dp_cd_many`, :func:`privcd.kernels.dp_gcd.dp_gcd_many`,
 :func:`privcd.kernels.dp_sgd_many.dp_sgd_many`). Every run still gets exactly the numbers it would get
-alone: its privacy guarantee is that of its own calibration, whatever else shares its draws.
+alone: its privacy guarantee is that of its own calibration, taken alone. Runs that share their
+draws are not independent releases: two DP-SGD runs of one seed that differ only in clip, set
+side by side, cancel each other's noise. Each such run says so (``info["shared_draws"]``: how many
+runs of the call have its seed), and runs without a seed (releases) never share draws.
 """
 from privcd.algorithms.kernel_clock import kernel_clock
 from privcd.fit import assemble, prepare
-from privcd.validation import check_seed
+from privcd.randomness import resolve_seed, seed_identity
 
 
 def fit_many(problem, algorithm, runs, *, calibrations=None, lockstep=True):
@@ -23,7 +26,8 @@ def fit_many(problem, algorithm, runs, *, calibrations=None, lockstep=True):
     problem : privcd.Problem
     algorithm : str
     runs : iterable of dict
-        Keyword arguments of :func:`privcd.fit` (``seed`` included) for each run.
+        Keyword arguments of :func:`privcd.fit` for each run; without ``seed`` (or with ``None``) a
+        run is a release with secret draws of its own (:mod:`privcd.randomness`).
     calibrations : privcd.privacy.CalibrationStore, optional
         As in :func:`privcd.fit`, shared by all runs.
     lockstep : bool
@@ -42,15 +46,17 @@ def fit_many(problem, algorithm, runs, *, calibrations=None, lockstep=True):
     planned = []
     for arguments in runs:
         arguments = dict(arguments)
-        seed = check_seed(arguments.pop("seed", 0))
-        planned.append((seed, *prepare(problem, algorithm, calibrations=calibrations, **arguments)))
-    groups = {}
-    for index, (seed, module, _, _, plan) in enumerate(planned):
+        randomness = resolve_seed(arguments.pop("seed", None))
+        planned.append((randomness, *prepare(problem, algorithm, calibrations=calibrations, **arguments)))
+    sharing, groups = {}, {}
+    for index, ((_, seed), module, _, _, plan) in enumerate(planned):
+        sharing.setdefault(seed_identity(seed), []).append(index)
         if lockstep and hasattr(module, "run_many"):
-            key, size = (seed, module.batch_key(plan)), module.group_size(problem, plan)
+            key, size = (seed_identity(seed), module.batch_key(plan)), module.group_size(problem, plan)
         else:
             key, size = ("alone", index), 1
         groups.setdefault(key, (size, []))[1].append(index)
+    shared_draws = {index: len(members) for members in sharing.values() for index in members}
     piece_of = {}
     for size, members in groups.values():
         for start in range(0, len(members), size):
@@ -59,22 +65,23 @@ def fit_many(problem, algorithm, runs, *, calibrations=None, lockstep=True):
     finished = {}
     for index in range(len(planned)):
         if index not in finished:
-            finished.update(_run_group(problem, planned, piece_of[index]))
+            finished.update(_run_group(problem, planned, piece_of[index], shared_draws))
         yield finished.pop(index)
 
 
-def _run_group(problem, planned, members):
+def _run_group(problem, planned, members, shared_draws):
     """``{index: Run}`` for the runs ``members`` of ``planned``, which share seed and draws."""
-    seed, module = planned[members[0]][:2]
+    randomness, module = planned[members[0]][:2]
     with kernel_clock() as clock:
         if len(members) == 1:
-            outputs = [module.run(problem, planned[members[0]][4], seed)]
+            outputs = [module.run(problem, planned[members[0]][4], randomness[1])]
         else:
-            outputs = module.run_many(problem, [planned[index][4] for index in members], seed)
+            outputs = module.run_many(problem, [planned[index][4] for index in members], randomness[1])
     seconds = clock.seconds / len(members)
     runs = {}
     for index, (w, snapshots, *extra) in zip(members, outputs):
         _, module, settings, options, plan = planned[index]
-        runs[index] = assemble(problem, module, settings, options, plan, seed, w, snapshots,
-                               extra[0] if extra else {}, seconds)
+        extra = {**(extra[0] if extra else {}), **({"shared_draws": shared_draws[index]}
+                                                   if shared_draws[index] > 1 else {})}
+        runs[index] = assemble(problem, module, settings, options, plan, randomness, w, snapshots, extra, seconds)
     return runs

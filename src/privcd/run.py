@@ -20,9 +20,9 @@ class Run:
         The output (final iterate, or final average for DP-CD with ``inner_iterations``).
     history : pandas.DataFrame
         One row per checkpoint: ``iteration``, ``passes`` (iteration / iterations per pass),
-        ``seconds`` (kernel time, prorated by iteration), ``objective`` (F at that iterate).
-        Built from ``trace`` on first access, so a process that only fits never imports pandas
-        (0.3 s of a warm start).
+        ``seconds`` (kernel time, prorated by iteration) and, in an experiment, ``objective`` (F at
+        that iterate, computed from the data without noise). Built from ``trace`` on first access,
+        so a process that only fits never imports pandas (0.3 s of a warm start).
     noise_multiplier : float
         Noise standard deviation over the L2 sensitivity of each release (0 when not private).
     epsilon, delta : float
@@ -35,7 +35,13 @@ class Run:
         that :func:`privcd.fit_many` made in one kernel call with others that share its draws
         gets the call's time divided by the number of runs in it.
     algorithm : str
-    seed : int
+    seed : int, numpy.random.SeedSequence or None
+        The experiment's seed; ``None`` for a release, whose secret seed is not kept.
+    mode : {"release", "experiment"}
+        :mod:`privcd.randomness`. A release holds the model, the privacy achieved, the settings
+        and the iterates at its checkpoints (all covered by the guarantee), the kernel's seconds,
+        and no value computed from the data without noise: ``F(w; D)`` is outside the guarantee,
+        and ``problem.objective(run.w)`` computes it when asked for by name.
     settings : dict
         ``passes``, ``step``, ``clip`` and the options used.
     info : dict
@@ -54,7 +60,8 @@ class Run:
     accountant: str | None
     seconds: float
     algorithm: str
-    seed: int
+    seed: object
+    mode: str = "experiment"
     settings: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
     snapshots: np.ndarray | None = field(default=None, repr=False)
@@ -66,5 +73,9 @@ class Run:
 
     @property
     def objective(self):
-        """F at the output."""
+        """F at the output (an experiment's; a release holds none)."""
+        if "objective" not in self.trace:
+            raise AttributeError("a release-mode Run holds no objective: F(w; D) is computed from the data without "
+                                 "noise and is not covered by the (epsilon, delta) guarantee; compute it by name with "
+                                 "problem.objective(run.w), or run an experiment (seed=<int>)")
         return float(self.trace["objective"][-1])

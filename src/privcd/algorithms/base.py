@@ -46,7 +46,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privcd.kernels.streams import random_bits
+from privcd.randomness import child
 from privcd.validation import check_positive_int
+
+KEY_STREAMS = 2  # spawn key of the counter-based streams' keys under a SeedSequence seed (1: DP-CD-P's Laplace)
 
 # The outputs of one ``run_many`` call (iterates, snapshots, per-run arrays): 128 MiB. A tuning
 # chunk holds one call's runs per repetition at a time (its runs alternate repetitions), so about
@@ -110,8 +113,9 @@ def kernel_rng(seed):
     same PCG64 stream numpy would: ``rng.standard_normal()``, ``rng.random()`` and
     ``rng.integers(low, high)`` (:func:`privcd.kernels.draws.bounded_integer`) give the numbers
     numpy's own ``Generator`` methods give when called in the same order, so a plain numpy
-    replay of a kernel's random path starts from ``kernel_rng(seed)`` too. Streams derived with
-    ``np.random.SeedSequence(seed, spawn_key=(k,))`` are independent of this one.
+    replay of a kernel's random path starts from ``kernel_rng(seed)`` too. ``seed`` is an integer
+    or a ``SeedSequence`` (:mod:`privcd.randomness`); the streams :func:`privcd.randomness.child`
+    derives from it are independent of this one.
     """
     return np.random.default_rng(seed)
 
@@ -129,8 +133,12 @@ def kernel_key(seed, stream=0):
     :mod:`privcd.kernels.streams` and :mod:`privcd.kernels.gaussian`. A kernel that draws two
     kinds of numbers whose positions should not depend on each other (DP-SGD: batches and noise)
     takes one stream for each. A kernel running many configurations (one ``prange`` iteration
-    each) gives each its own key, derived here from that configuration's seed.
+    each) gives each its own key, derived here from that configuration's seed. A ``SeedSequence``
+    seed (release mode, :mod:`privcd.randomness`) gives the first word of its sub-stream
+    ``(KEY_STREAMS, stream)`` instead.
     """
+    if isinstance(seed, np.random.SeedSequence):
+        return child(seed, KEY_STREAMS, stream).generate_state(1, np.uint64)[0]
     return np.uint64(random_bits(np.uint64(seed), stream))
 
 

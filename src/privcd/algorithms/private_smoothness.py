@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privcd.randomness import child
+
 # Spawn key of the Laplace noise's generator: a stream independent of the kernel's
 # (``kernel_rng(seed)``, the root SeedSequence(seed) with no spawn key).
 _STREAM = 1
@@ -83,7 +85,7 @@ def smoothness_mechanism(problem, epsilon):
 
 def laplace_release(mechanism, seed):
     """``clipped_mean + Lap(scale)``: the raw eq. (126) release, from a stream derived from ``seed``."""
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_STREAM,)))
+    rng = np.random.default_rng(child(seed, _STREAM))
     return mechanism.clipped_mean + rng.laplace(0.0, 1.0, size=mechanism.scale.shape) * mechanism.scale
 
 

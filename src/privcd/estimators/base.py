@@ -6,7 +6,9 @@ records clipped to the public bounds (:mod:`privcd.estimators.bounds`), whose sm
 then come from those bounds (``Problem(feature_bound=B, row_norm_bound=R)``) and not from X.
 The (epsilon, delta) guarantee covers everything ``fit`` does with X and y, under replace-one
 neighbours (n is public), except what a :class:`~privcd.estimators.bounds.PrivacyLeakWarning`
-names.
+names (bounds or a label set read from the data), and only with ``random_state=None``: a fit
+then draws its noise from secret OS entropy (:mod:`privcd.randomness`), where a given
+``random_state`` makes a reproducible experiment whose noise anyone with the seed can replay.
 
 Defaults (data-independent, from the theory and the public bounds):
 
@@ -204,13 +206,12 @@ class DPLinearModel(BaseEstimator):
         release = JointRelease(n_outputs) if joint else None
         # One of k jointly released Gaussian runs is about one run at epsilon / sqrt(k).
         passes = self._passes(n_samples, X.shape[1], self.epsilon / math.sqrt(n_outputs), delta)
-        seeds = check_random_state(self.random_state).randint(0, SEED_RANGE, size=n_outputs)
         runs = []
-        for column, seed in zip(targets.T, seeds):
+        for column, seed in zip(targets.T, self._seeds(n_outputs)):
             problem = Problem(X, column, self.LOSS, self.PENALTY, self.LAM_PER_ALPHA * float(self.alpha),
                               feature_bound=bounds.feature, row_norm_bound=bounds.row_norm)
             run = fit(problem, self.algorithm, epsilon=epsilon, delta=run_delta, passes=passes, step=self.step,
-                      clip=self._default_clip(bounds), seed=int(seed), calibrations=release, **options)
+                      clip=self._default_clip(bounds), seed=seed, calibrations=release, **options)
             if not np.all(np.isfinite(run.w)):
                 raise ValueError(f"{type(self).__name__}: the private run diverged (non-finite weights); lower "
                                  f"step={self.step!r} or passes={self.passes!r}")
@@ -227,6 +228,14 @@ class DPLinearModel(BaseEstimator):
         self.passes_ = passes
         self.accountant_ = runs[0].accountant
         return self
+
+    def _seeds(self, n_outputs):
+        """One seed per run: ``None`` for ``random_state=None`` (releases: each run's generators seeded
+        by secret OS entropy, never by numpy's global state; :mod:`privcd.randomness`), otherwise
+        integers drawn from ``random_state`` (a reproducible experiment, not a private release)."""
+        if self.random_state is None:
+            return [None] * n_outputs
+        return [int(seed) for seed in check_random_state(self.random_state).randint(0, SEED_RANGE, size=n_outputs)]
 
     def _linear(self, X):
         check_is_fitted(self, "coef_")

@@ -1,4 +1,6 @@
 """Private linear classifiers: logistic regression and the linear SVM, one-vs-rest for k > 2 classes."""
+import warnings
+
 import numpy as np
 import scipy.special
 from sklearn.base import ClassifierMixin
@@ -6,22 +8,52 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from privcd.estimators.base import DPLinearModel
+from privcd.estimators.bounds import PrivacyLeakWarning
 
 PRIMAL_AND_DUAL = ("dp-cd", "dp-sgd", "dp-skgd", "dp-gcd", "dp-scd")
 
 
 class DPClassifier(ClassifierMixin, DPLinearModel):
     """Labels -> one {-1, 1} target per binary model: one for 2 classes (``classes_[1]`` is +1),
-    one per class otherwise (one-vs-rest, the k models one release under one budget)."""
+    one per class otherwise (one-vs-rest, the k models one release under one budget).
+
+    The label set is public: ``classes`` names it. Read from y instead (``classes=None``), it
+    reveals a record alone in its class (the model's shape, and the label itself), which the
+    guarantee does not cover; a :class:`~privcd.estimators.bounds.PrivacyLeakWarning` says so.
+    """
+
+    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, classes=None, algorithm="dp-cd",
+                 passes=None, step=1.0, clip=None, alpha=0.0, fit_intercept=True, intercept_scaling=1.0, options=None,
+                 random_state=None):
+        super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, algorithm=algorithm,
+                         passes=passes, step=step, clip=clip, alpha=alpha, fit_intercept=fit_intercept,
+                         intercept_scaling=intercept_scaling, options=options, random_state=random_state)
+        self.classes = classes
+
+    def _label_set(self, y):
+        """The sorted public label set, or y's labels with a warning; every label of y must be in it."""
+        if self.classes is None:
+            warnings.warn(f"{type(self).__name__}: classes=None, so the label set is read from y; a record alone in "
+                          "its class is then revealed (the number of models and its label), which the (epsilon, "
+                          "delta) guarantee does not cover. Pass the public label set, e.g. classes=[0, 1]",
+                          PrivacyLeakWarning, stacklevel=3)
+            return np.unique(y)
+        classes = np.unique(np.asarray(self.classes))
+        public = set(classes.tolist())
+        unknown = [label for label in np.unique(y).tolist() if label not in public]
+        if unknown:
+            raise ValueError(f"classes={self.classes!r} does not contain the label(s) {unknown} of y; "
+                             "expected the public label set, every label of y among them")
+        return classes
 
     def fit(self, X, y):
         """Fit under (epsilon, delta)-DP: ``epsilon_`` and ``delta_`` hold what the fit achieved."""
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
         check_classification_targets(y)
-        self.classes_, encoded = np.unique(y, return_inverse=True)
+        self.classes_ = self._label_set(y)
+        encoded = np.searchsorted(self.classes_, y)
         if len(self.classes_) < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the data; got 1 class: "
-                             f"{self.classes_[0]!r}")
+            raise ValueError(f"{type(self).__name__} needs at least 2 classes; got 1 class: {self.classes_[0]!r}")
         if len(self.classes_) == 2:
             targets = np.where(encoded == 1, 1.0, -1.0)[:, None]
         else:
@@ -57,6 +89,9 @@ class DPLogisticRegression(DPClassifier):
         Public bound R on every record's L2 norm; rows above it are scaled down to it.
     bounds : (lower, upper) or None
         Public bounds per feature (numbers or arrays of p); entries are clipped into them.
+    classes : array-like or None
+        The public label set (every label of y must be in it); None reads it from y, with a
+        ``PrivacyLeakWarning``.
     algorithm : {"dp-cd", "dp-sgd", "dp-skgd", "dp-gcd", "dp-scd"}
     passes, step : float > 0
         As in :func:`privcd.fit`.
@@ -69,6 +104,8 @@ class DPLogisticRegression(DPClassifier):
     options : dict or None
         Options of the algorithm (e.g. ``{"batch_size": 64}`` for DP-SGD).
     random_state : int, RandomState or None
+        None: a private release, its noise from secret OS entropy; otherwise a reproducible
+        experiment (not a private release: whoever knows the seed can replay the noise).
 
     Attributes
     ----------
@@ -111,9 +148,10 @@ class DPLinearSVC(DPClassifier):
     PENALTY = "l2"
     ALGORITHMS = ("dp-sgd", "dp-scd")
 
-    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, algorithm="dp-sgd", passes=None,
-                 step=1.0, clip=None, alpha=1e-3, fit_intercept=True, intercept_scaling=1.0, options=None,
+    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, classes=None, algorithm="dp-sgd",
+                 passes=None, step=1.0, clip=None, alpha=1e-3, fit_intercept=True, intercept_scaling=1.0, options=None,
                  random_state=None):
-        super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, algorithm=algorithm,
-                         passes=passes, step=step, clip=clip, alpha=alpha, fit_intercept=fit_intercept,
-                         intercept_scaling=intercept_scaling, options=options, random_state=random_state)
+        super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, classes=classes,
+                         algorithm=algorithm, passes=passes, step=step, clip=clip, alpha=alpha,
+                         fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, options=options,
+                         random_state=random_state)

@@ -29,17 +29,19 @@ import dp_accounting
 import numpy as np
 from dp_accounting.rdp import rdp_privacy_accountant
 
-from privcd.fit import fit
+from privcd.fit import prepare, run_planned
 from privcd.kernels.evaluate import clipped_data_fit_value, penalty_sum
 from privcd.privacy.selection import candidate_cap, sample_tnb, selection_rdp, tnb_gamma
 from privcd.tuning.grid import expand
 from privcd.tuning.seeds import derive_seed
-from privcd.validation import check_number, check_positive, check_seed
+from privcd.randomness import RELEASE, child, resolve_seed
+from privcd.validation import check_number, check_positive
 
 SUPPORTED = ("dp-cd", "dp-skgd")  # training is exactly a Gaussian mechanism (accountant "exact")
 # The candidates' training targets (epsilon, TRAINING_DELTA) of the exact accountant, a point on the
 # curve of the mu_train-GDP Gaussian: any delta names the same mechanism; a small one keeps epsilon > 0.
 TRAINING_DELTA = 1e-10
+CANDIDATE_STREAM = 3  # spawn key of the candidates' seeds under a SeedSequence seed (privcd.randomness.child)
 ORDERS = np.array(rdp_privacy_accountant.DEFAULT_RDP_ORDERS + [2048.0, 4096.0])
 
 
@@ -75,7 +77,7 @@ def private_score(problem, w, *, bound, mu, rng):
     return data_fit + penalty_sum(problem.penalty.code, w, problem.lam) + noise
 
 
-def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=0, mean_candidates=10.0, shape=1.0,
+def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_candidates=10.0, shape=1.0,
                  score_share=0.1, score_clip=1.0, tail_share=0.1, **options):
     """Private hyperparameter tuning: the best of a random number of private candidates, all counted.
 
@@ -88,9 +90,12 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=0, mean_candi
         workflow's grids (:func:`privcd.tuning.expand`); candidates draw from its product uniformly.
     epsilon, delta : float
         The total privacy of everything below.
-    seed : int
+    seed : None, int or numpy.random.SeedSequence
         Seeds the number of candidates, their configurations, their scores' noise and (derived)
-        their runs.
+        their runs. ``None`` (default): a private release (:mod:`privcd.randomness`), which
+        returns the selected candidate only; an integer or a ``SeedSequence``: a reproducible
+        experiment, which also returns every candidate's noisy score and their number K (outside
+        Theorem 2's guarantee, which covers the selected candidate alone).
     mean_candidates : float > 1
         E[K]. shape : float >= 0: eta of the TNB (1: geometric; 0: logarithmic).
     score_share, tail_share : float in (0, 1)
@@ -106,8 +111,8 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=0, mean_candi
     -------
     Run
         The selected candidate's run, with ``epsilon`` and ``delta`` the totals and
-        ``info["tuning"]``: the candidates (configuration, noisy score), their number K and the
-        cap, the law of K (shape, gamma, mean), mu, mu_t, mu_s and the split.
+        ``info["tuning"]``: the cap on K, the law of K (shape, gamma, mean), mu, mu_t, mu_s and the
+        split, all public; an experiment adds the candidates (configuration, noisy score) and K.
     """
     if algorithm not in SUPPORTED:
         raise ValueError(f"tune_private supports algorithm in {list(SUPPORTED)} (training runs that are exactly "
@@ -117,7 +122,7 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=0, mean_candi
                          "accountant= or smoothness='private'")
     epsilon = check_positive("epsilon", epsilon)
     delta = check_number("delta", delta, low=0.0, high=1.0)
-    seed = check_seed(seed)
+    mode, seed = resolve_seed(seed)
     mean_candidates = check_number("mean_candidates", mean_candidates, low=1.0)
     shape = check_number("shape", shape, low=0.0, low_open=False)
     score_share = check_number("score_share", score_share, low=0.0, high=1.0)
@@ -139,18 +144,23 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=0, mean_candi
     candidates, best = [], None
     for index in range(count):
         configuration = configurations[int(rng.integers(len(configurations)))]
-        run = fit(problem, algorithm, epsilon=train_epsilon, delta=TRAINING_DELTA, accountant="exact",
-                  seed=derive_seed(seed, "tune_private", algorithm, str(index), 0), **configuration, **options)
+        candidate_seed = (derive_seed(seed, "tune_private", algorithm, str(index), 0) if isinstance(seed, int)
+                          else child(seed, CANDIDATE_STREAM, index))
+        run = run_planned(problem, *prepare(problem, algorithm, epsilon=train_epsilon, delta=TRAINING_DELTA,
+                                            accountant="exact", **configuration, **options),
+                          (mode, candidate_seed))
         score = private_score(problem, run.w, bound=score_clip, mu=mu_score, rng=rng)
         candidates.append({"configuration": configuration, "score": float(score)})
         if best is None or score < best[0]:
             best = (score, run)
     achieved = selection_epsilon(mu, delta=delta_rdp, shape=shape, gamma=gamma)
-    tuning = {"candidates": candidates, "count": count, "cap": cap, "shape": shape, "gamma": gamma,
+    tuning = {"cap": cap, "shape": shape, "gamma": gamma,
               "mean_candidates": mean_candidates, "grid_size": len(configurations), "mu": mu, "mu_train": mu_train,
               "mu_score": mu_score, "train_epsilon": train_epsilon, "score_clip": score_clip,
               "delta_rdp": delta_rdp, "delta_tail": delta_tail, "selection_epsilon": achieved}
+    if mode != RELEASE:  # K and the others' scores: Theorem 2 covers the selected candidate only
+        tuning.update(candidates=candidates, count=count)
     run = best[1]
-    return dataclasses.replace(run, epsilon=achieved, delta=delta,
+    return dataclasses.replace(run, seed=None if mode == RELEASE else seed, epsilon=achieved, delta=delta,
                                accountant="selection (Papernot-Steinke Thm 2) of exact Gaussians",
                                info={**run.info, "tuning": tuning})

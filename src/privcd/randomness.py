@@ -1,0 +1,59 @@
+"""Where a run's random numbers come from: a secret draw (release) or a given seed (experiment).
+
+One switch, the ``seed`` of :func:`privcd.fit`, :func:`privcd.fit_many` and
+:func:`privcd.tune_private` (the estimators' ``random_state``):
+
+* **release**, ``seed=None`` (the default): a :class:`numpy.random.SeedSequence` of 128 bits of
+  the operating system's entropy (``secrets.randbits``), drawn afresh for every run and never
+  from numpy's or Python's global state, seeds every generator the run uses. It is not kept on
+  the result, so nobody, the curator included, can replay the noise.
+* **experiment**, an integer in ``[0, 2**32)`` or a ``SeedSequence``: the same seed gives the same
+  bits. Whoever knows the seed can recompute the noise and subtract it, so an experiment's output
+  is not a private release; the pipeline's runs are experiments (seeds derived from each run's
+  identity, :mod:`privcd.tuning.seeds`).
+
+Derived streams: :func:`child` gives the ``SeedSequence`` of a numbered sub-stream, for an integer
+seed exactly ``SeedSequence(seed, spawn_key=keys)`` (the streams the experiments have always used),
+for a ``SeedSequence`` its descendant with ``keys`` appended to its spawn key.
+
+What release mode does not yet give: the kernels' generators are statistical ones (PCG64, and
+SplitMix64 with a 64-bit key, :mod:`privcd.kernels.streams`), not cryptographic ones, and the
+noise is sampled in floating point (Mironov 2012); the README's *Privacy guarantees* says what
+that leaves open.
+"""
+import numbers
+
+import numpy as np
+
+RELEASE = "release"
+EXPERIMENT = "experiment"
+SEED_BOUND = 2**32
+
+
+def resolve_seed(seed):
+    """``(mode, seed)``: ``("release", SeedSequence())`` for ``None``, ``("experiment", seed)`` for an
+    integer in ``[0, 2**32)`` or a :class:`numpy.random.SeedSequence`; ``ValueError`` otherwise."""
+    if seed is None:
+        return RELEASE, np.random.SeedSequence()
+    if isinstance(seed, np.random.SeedSequence):
+        return EXPERIMENT, seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < SEED_BOUND:
+        raise ValueError(f"seed={seed!r}: expected None (a private release, seeded by the operating system's "
+                         f"entropy), an integer in [0, 2**32) or a numpy.random.SeedSequence (a reproducible "
+                         f"experiment)")
+    return EXPERIMENT, int(seed)
+
+
+def child(seed, *keys):
+    """The ``SeedSequence`` of sub-stream ``keys`` of ``seed`` (an integer or a ``SeedSequence``)."""
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *keys), pool_size=seed.pool_size)
+    return np.random.SeedSequence(seed, spawn_key=keys)
+
+
+
+def seed_identity(seed):
+    """A hashable value equal for two seeds exactly when they seed the same generators."""
+    if isinstance(seed, np.random.SeedSequence):
+        return (seed.entropy, seed.spawn_key, seed.pool_size)
+    return seed
