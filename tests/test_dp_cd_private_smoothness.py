@@ -2,13 +2,14 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.optimize import linprog
 from scipy.stats import kstest, laplace
 
 import privcd
 from privcd.algorithms import dp_cd
 from privcd.algorithms.base import coordinate_step_sizes, coordinate_thresholds, kernel_rng
-from privcd.algorithms.private_smoothness import (laplace_release, private_smoothness, smoothness_mechanism,
-                                                  split_budget)
+from privcd.algorithms.private_smoothness import (knapsack_ratio, laplace_release, private_smoothness,
+                                                  smoothness_mechanism, split_budget)
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd as dp_cd_kernel
 from privcd.kernels.layout import column_arrays
 from conftest import make_problem
@@ -85,6 +86,49 @@ def test_with_public_feature_bounds_every_pair_of_neighbours_costs_at_most_epsil
     assert worst == pytest.approx(epsilon / 2, rel=1e-12)
     leaky = [privcd.Problem(Z, y, "logistic") for Z in (X, np.vstack([bound, X[1:]]))]
     assert not np.array_equal(smoothness_mechanism(leaky[0], epsilon).scale, smoothness_mechanism(leaky[1], epsilon).scale)
+
+
+@pytest.mark.parametrize("bounds, budget", [([0.25] * 6, 0.5), ([1.0, 0.5, 2.0, 3.0], 2.2), ([1.0, 0.5, 2.0], 100.0),
+                                            ([0.0, 0.3, 0.3, 4.0], 0.45), ([2.0, 1.0], 0.5)])
+def test_the_knapsack_ratio_is_the_linear_programs_optimum(bounds, budget):
+    """S = max sum_j u_j / b_j over 0 <= u_j <= b_j, sum_j u_j <= budget, by scipy's LP solver."""
+    bounds = np.array(bounds)
+    positive = bounds[bounds > 0]
+    program = linprog(-1.0 / positive, A_ub=np.ones((1, positive.size)), b_ub=[budget],
+                      bounds=list(zip(np.zeros(positive.size), positive)), method="highs")
+    assert knapsack_ratio(bounds, budget) == pytest.approx(-program.fun, rel=1e-12)
+    assert knapsack_ratio(bounds, budget) >= -program.fun
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_with_a_public_row_norm_every_pair_of_neighbours_costs_at_most_epsilon(sparse):
+    """With a public bound R on the rows' norms the p releases are one vector release of L1
+    sensitivity 2 c R^2 / n, checked from first principles: the scales are the same on neighbours,
+    b_j S / (n eps') with S the knapsack ratio (p times below eq. (126)'s with equal bounds), and
+    the privacy loss sum_j |mean_j - mean'_j| / lambda_j is at most epsilon', reached by two records
+    at the bound along different axes."""
+    rng = np.random.default_rng(5)
+    n, p, epsilon, R = 60, 5, 0.4, 1.0
+    X = rng.normal(size=(n, p))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True)) / R
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    worst = 0.0
+    for first, second in [(R * np.eye(p)[0], R * np.eye(p)[1]), (X[3], -X[3]), (np.full(p, R / np.sqrt(p)), 0 * X[0])]:
+        pair = []
+        for record in (first, second):
+            Z = X.copy()
+            Z[0] = record
+            pair.append(privcd.Problem(sp.csc_matrix(Z) if sparse else Z, y, "logistic", feature_bound=R,
+                                       row_norm_bound=R))
+        a, b = (smoothness_mechanism(problem, epsilon) for problem in pair)
+        np.testing.assert_array_equal(a.scale, b.scale)
+        np.testing.assert_allclose(a.scale, 0.25 * R**2 * 2 / (n * epsilon), rtol=1e-14)
+        loss = np.sum(np.abs(a.clipped_mean - b.clipped_mean) / a.scale)
+        assert loss <= epsilon
+        worst = max(worst, loss)
+    assert worst == pytest.approx(epsilon, rel=1e-12)
+    eq_126 = smoothness_mechanism(privcd.Problem(X, y, "logistic", feature_bound=R), epsilon).scale
+    np.testing.assert_allclose(eq_126 / a.scale, p, rtol=1e-14)
 
 
 def test_dense_and_sparse_storage_give_the_same_mechanism():

@@ -19,7 +19,7 @@ import privcd
 from privcd.algorithms.private_smoothness import smoothness_mechanism
 from privcd.estimators import (CHECKS_CONTRADICTING_DP, DPLasso, DPLinearRegression, DPLinearSVC, DPLogisticRegression,
                                PrivacyLeakWarning, expected_failed_checks)
-from privcd.estimators.defaults import MAX_PASSES, per_run_epsilon, theory_passes
+from privcd.estimators.defaults import MAX_PASSES, theory_passes
 from privcd.privacy import JointRelease
 
 ESTIMATORS = [DPLogisticRegression(), DPLinearSVC(), DPLinearRegression(), DPLasso(alpha=0.01)]
@@ -102,29 +102,30 @@ def test_one_vs_rest_stays_within_its_budget(options, algorithm):
 
 
 def test_private_constants_of_a_joint_release_compose_to_the_target_by_an_independent_computation():
-    """Three DP-CD-P runs at ``per_run_epsilon(1, 3, s)``, their optimisations released jointly: each
-    run's Laplace release of its constants spends s e (the scale 2 b_j p / (n s e) of eq. (126)),
-    the three optimisations are one Gaussian with mu = sqrt(3 T) / z whose delta (Balle and Wang,
-    scipy) at the reported epsilon is the target, and the basic composition of all four releases is
-    within [0.99, 1] of the budget."""
+    """Three DP-CD-P runs at epsilon 1, released jointly: they share one Laplace release of their
+    constants (the same M_private, epsilon' = s), whose scale is the L1 one, b_j S / (n eps') with
+    S = 2 for equal bounds (a record moves the vector by at most 2 c R^2 / n in L1); the three
+    optimisations are one Gaussian with mu = sqrt(3 T) / z whose delta (Balle and Wang, scipy) at
+    the reported epsilon is the target; and the basic composition of the two is within [0.99, 1]."""
     X, y = classification(n=2000)
     problem = privcd.Problem(X, np.where(y == 1, 1.0, -1.0), "logistic", feature_bound=1.0, row_norm_bound=1.0)
     share, delta = 0.1, 1e-6
-    epsilon = per_run_epsilon(1.0, 3, share)
     release = JointRelease(3)
-    runs = [privcd.fit(problem, "dp-cd", epsilon=epsilon, delta=delta, passes=3, step=1.0, clip=1.0, seed=seed,
+    runs = [privcd.fit(problem, "dp-cd", epsilon=1.0, delta=delta, passes=3, step=1.0, clip=1.0, seed=seed,
                        smoothness="private", smoothness_budget=share, calibrations=release) for seed in range(3)]
     p, n = X.shape[1], X.shape[0]
     for run in runs:
-        assert run.info["smoothness_epsilon"] == pytest.approx(share * epsilon, rel=1e-15)
-        expected_scale = 2 * 0.25 * p / (n * run.info["smoothness_epsilon"])  # b_j = c B_j^2 = 1/4
-        np.testing.assert_allclose(smoothness_mechanism(problem, run.info["smoothness_epsilon"]).scale,
-                                   expected_scale, rtol=1e-15)
+        assert run.info["smoothness_epsilon"] == pytest.approx(share, rel=1e-15)
+        np.testing.assert_array_equal(run.info["M_private"], runs[0].info["M_private"])
+        expected_scale = 0.25 * 2 / (n * share)  # b_j = c min(B_j, R)^2 = 1/4, S = 2 c R^2 / b_j = 2
+        np.testing.assert_allclose(run.info["laplace_scale"], expected_scale, rtol=1e-14)
     optimisation = runs[0].info["optimisation_epsilon"]
     mu = math.sqrt(3 * 3 * p) / runs[0].noise_multiplier
     assert gaussian_delta(optimisation, mu) <= delta * (1 + 1e-9)
-    total = sum(run.info["smoothness_epsilon"] for run in runs) + optimisation
-    assert 0.99 <= total <= 1.0
+    total = share + optimisation
+    assert 0.99 <= total <= 1.0 and all(run.epsilon == pytest.approx(total, rel=1e-15) for run in runs)
+    model = DPLogisticRegression(data_norm=1.0, classes=[0, 1, 2], random_state=0).fit(X, y % 3)
+    assert 0.99 <= model.epsilon_ <= 1.0
 
 
 def test_without_public_bounds_a_fit_warns_of_the_leak_and_with_them_it_does_not():

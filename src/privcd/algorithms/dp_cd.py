@@ -17,7 +17,10 @@ composition the run is ``(epsilon' + epsilon_opt, delta)``-DP, ``epsilon_opt <= 
 being the optimisation's achieved epsilon: ``Run.epsilon`` is that sum, and ``Run.info`` holds
 ``smoothness_epsilon`` (epsilon'), ``optimisation_epsilon`` (epsilon_opt), ``M_private`` and the
 Laplace scales. The Laplace noise depends on the run's seed, so :func:`run` draws it and returns
-the estimates (and the thresholds and noise scales derived from them) as run-time facts.
+the estimates (and the thresholds and noise scales derived from them) as run-time facts. Runs of
+one :class:`~privcd.privacy.joint.JointRelease` (one-vs-rest models on the same records) share one
+release of the constants, which do not depend on the labels: the whole release is then
+``(epsilon' + epsilon_opt, delta)``-DP, epsilon_opt the joint optimisations', and every run reports it.
 
 Options
 -------
@@ -61,6 +64,7 @@ from privcd.algorithms.private_smoothness import private_smoothness, smoothness_
 from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd
 from privcd.kernels.dp_cd_many import dp_cd_many
 from privcd.kernels.layout import column_arrays
+from privcd.privacy.joint import JointRelease
 from privcd.privacy.mechanisms import check_accountant
 from privcd.validation import check_choice, check_number, check_positive_int
 
@@ -139,6 +143,8 @@ def plan(problem, settings, options):
     if smoothness == "private":
         mechanism = smoothness_mechanism(problem, smoothness_epsilon)
         kernel["smoothness"] = mechanism
+        if isinstance(settings.calibrations, JointRelease):  # one release of the constants for all the runs
+            kernel["joint"] = settings.calibrations
         info = {"smoothness_epsilon": smoothness_epsilon, "optimisation_epsilon": calibration.epsilon,
                 "smoothness_bounds": mechanism.bounds, "laplace_scale": mechanism.scale}
         calibration = dataclasses.replace(calibration, epsilon=smoothness_epsilon + calibration.epsilon)
@@ -202,7 +208,12 @@ def kernel_parameters(problem, plan, seed):
     for DP-CD-P.
     """
     k = plan.kernel
-    M = private_smoothness(k["smoothness"], seed) if "smoothness" in k else problem.M
+    if "joint" in k:
+        M = k["joint"].shared_smoothness(k["smoothness"], lambda: private_smoothness(k["smoothness"], seed))
+    elif "smoothness" in k:
+        M = private_smoothness(k["smoothness"], seed)
+    else:
+        M = problem.M
     step_sizes, thresholds, noise_std = coordinate_parameters(M, k["step"], k["clip"], k["noise_multiplier"],
                                                               problem.n_samples)
     facts = {"thresholds": thresholds, "noise_std": noise_std}

@@ -20,6 +20,19 @@ it) supplies them, ``b_j = curvature B_j^2``, and the release is then epsilon'-D
 from the data outside it. Otherwise privcd reads them off the data (``2 max_i |x_ij|``), the paper's
 experimental choice: a bound that depends on the data itself leaks and is not accounted for.
 
+With a public bound R on the records' norms (``row_norm_bound``) the p releases are one vector
+release, and its L1 sensitivity is far below the p-fold composition's: a record's vector
+``(min(curvature x_ij^2, b_j))_j`` is non-negative with sum at most ``curvature ||x_i||^2 <=
+curvature R^2``, so under replace-one the change ``u_j = n |Delta_j|`` satisfies ``0 <= u_j <= b_j``
+and ``sum_j u_j <= 2 curvature R^2``. Laplace noise of scales ``lambda_j = b_j S / (n eps')`` costs
+``sum_j |Delta_j| / lambda_j = eps' (sum_j u_j / b_j) / S``, at most eps' for
+
+    S = max { sum_j u_j / b_j : 0 <= u_j <= b_j, sum_j u_j <= 2 curvature R^2 },
+
+a fractional knapsack that the smallest b_j fill first (:func:`knapsack_ratio`); S <= p, and
+with equal bounds ``b_j = curvature R^2`` S = 2, so ``lambda_j = 2 curvature R^2 / (n eps')``:
+p times below eq. (126)'s. Without R privcd keeps eq. (126)'s scale, the paper's.
+
 Floor: an estimate below the noise scale ``lambda_j = 2 b_j p / (n eps')`` (in particular any
 estimate ``<= 0``) carries no usable information and would give a huge or negative step
 ``step / M_j``; it is raised to ``lambda_j``, which errs on the side of small steps (large M_j).
@@ -51,7 +64,8 @@ class SmoothnessMechanism:
     clipped_mean : ndarray of shape (p,)
         ``(1/n) sum_i min(curvature x_ij^2, b_j)``, the noiseless value released.
     scale : ndarray of shape (p,)
-        Laplace scales ``lambda_j = 2 b_j p / (n epsilon')`` (0 when ``epsilon' = inf``).
+        Laplace scales ``lambda_j = 2 b_j p / (n epsilon')`` (eq. (126)), or ``b_j S / (n epsilon')``
+        with a public row-norm bound (module docstring); 0 when ``epsilon' = inf``.
     """
 
     epsilon: float
@@ -79,8 +93,29 @@ def smoothness_mechanism(problem, epsilon):
         largest = 2.0 * np.abs(X).max(axis=0) if problem.feature_bound is None else problem.feature_bound
         bounds = curvature * largest**2
         sums = np.minimum(curvature * X**2, bounds).sum(axis=0)
-    scale = np.zeros(p) if np.isinf(epsilon) else 2.0 * bounds * p / (n * epsilon)
+    if np.isinf(epsilon):
+        scale = np.zeros(p)
+    elif problem.row_norm_bound is None:
+        scale = 2.0 * bounds * p / (n * epsilon)
+    else:
+        scale = bounds * knapsack_ratio(bounds, 2.0 * curvature * problem.row_norm_bound**2) / (n * epsilon)
     return SmoothnessMechanism(epsilon=epsilon, bounds=bounds, clipped_mean=sums / n, scale=scale)
+
+
+def knapsack_ratio(bounds, budget):
+    """``S = max sum_j u_j / b_j`` over ``0 <= u_j <= b_j``, ``sum_j u_j <= budget`` (b_j > 0 only).
+
+    Each unit of ``u_j`` is worth ``1 / b_j``, so the optimum fills the smallest bounds first: the
+    k smallest whole, where their sum stays within the budget, then the next one in part. The
+    result is rounded up by a few ulps, so that the scales built on it never undercount.
+    """
+    positive = np.sort(bounds[bounds > 0])
+    filled = np.cumsum(positive)
+    whole = int(np.searchsorted(filled, budget, side="right"))
+    ratio = float(whole)
+    if whole < positive.size:
+        ratio += (budget - (filled[whole - 1] if whole else 0.0)) / positive[whole]
+    return ratio * (1.0 + 8.0 * np.finfo(np.float64).eps)
 
 
 def laplace_release(mechanism, seed):

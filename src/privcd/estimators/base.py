@@ -43,8 +43,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from privcd.algorithms import get_algorithm
 from privcd.estimators.bounds import PublicBounds, apply_public_bounds, with_intercept
-from privcd.estimators.defaults import (NONSMOOTH_PASSES, dual_batch_size, per_run_epsilon, sgd_batch_size,
-                                        theory_passes)
+from privcd.estimators.defaults import NONSMOOTH_PASSES, dual_batch_size, sgd_batch_size, theory_passes
 from privcd.fit import fit
 from privcd.losses import get_loss
 from privcd.privacy.joint import JointRelease
@@ -70,13 +69,11 @@ def expected_failed_checks(estimator):
     return dict(CHECKS_CONTRADICTING_DP)
 
 
-def achieved_epsilon(runs, *, joint, private_constants):
+def achieved_epsilon(runs, *, joint):
     """The epsilon of all the runs together: a joint release's runs each report the epsilon of all
-    their optimisations (plus, DP-CD-P, their own constants' share); split runs add up."""
+    their optimisations (plus, DP-CD-P, the one release of their constants); split runs add up."""
     if not joint or len(runs) == 1:
         return float(sum(run.epsilon for run in runs))
-    if private_constants:
-        return float(sum(run.info["smoothness_epsilon"] for run in runs) + runs[0].info["optimisation_epsilon"])
     return float(runs[0].epsilon)
 
 
@@ -182,9 +179,9 @@ class DPLinearModel(BaseEstimator):
         Sets ``coef_`` (outputs x features), ``intercept_``, ``epsilon_``, ``delta_``, ``passes_``
         and ``accountant_``. Several outputs are one joint release when the algorithm calibrates
         through :class:`~privcd.privacy.joint.JointRelease` (its module's ``JOINT_RELEASE``; DP-CD-P's
-        private constants, one per run, composed beside it:
-        :func:`~privcd.estimators.defaults.per_run_epsilon`); otherwise
-        each gets (epsilon / k, delta / k) (basic composition, Dwork and Roth 2014, Theorem 3.16).
+        private constants, which do not depend on the labels, released once for all the runs);
+        otherwise each gets (epsilon / k, delta / k) (basic composition, Dwork and Roth 2014,
+        Theorem 3.16).
         """
         self._validate_params_()
         n_samples, n_features = X.shape
@@ -195,12 +192,9 @@ class DPLinearModel(BaseEstimator):
         delta = 1.0 / n_samples**2 if self.delta is None else float(self.delta)
         X, bounds = self._bounded(X)
         options = self._options(n_samples, bounds)
-        private_constants = options.get("smoothness") == "private"
         joint = n_outputs > 1 and get_algorithm(self.algorithm).JOINT_RELEASE and math.isfinite(self.epsilon)
         if not joint:
             epsilon, run_delta = self.epsilon / n_outputs, delta / n_outputs
-        elif private_constants:
-            epsilon, run_delta = per_run_epsilon(self.epsilon, n_outputs, options.get("smoothness_budget", 0.1)), delta
         else:
             epsilon, run_delta = self.epsilon, delta
         release = JointRelease(n_outputs) if joint else None
@@ -223,7 +217,7 @@ class DPLinearModel(BaseEstimator):
         self.coef_ = weights[:, :n_features]
         self.intercept_ = (weights[:, n_features] * float(self.intercept_scaling) if self.fit_intercept
                            else np.zeros(n_outputs))
-        self.epsilon_ = achieved_epsilon(runs, joint=joint, private_constants=private_constants)
+        self.epsilon_ = achieved_epsilon(runs, joint=joint)
         self.delta_ = delta
         self.passes_ = passes
         self.accountant_ = runs[0].accountant

@@ -1,4 +1,4 @@
-"""The estimators' data-independent defaults: passes from DP-CD's convex rate, its budget split, batches.
+"""The estimators' data-independent defaults: passes from DP-CD's convex rate, batches.
 
 Passes (dp-cd Theorem 3.3, convex case, Appendix C eq. (67)-(68)): after K iterations from w = 0,
 
@@ -31,15 +31,6 @@ def theory_passes(n_samples, n_features, epsilon, delta, *, curvature, gradient_
     passes = (n_samples * epsilon * math.sqrt(curvature)
               / (gradient_bound * n_features * math.sqrt(8.0 * math.log(1.0 / delta))))
     return min(MAX_PASSES, max(MIN_PASSES, passes))
-
-
-def per_run_epsilon(epsilon, runs, smoothness_share):
-    """The epsilon to give each of ``runs`` jointly released DP-CD-P runs so that the whole is at
-    most ``epsilon``: each spends ``s e`` on its own private constants (``s = smoothness_share``)
-    and the optimisations ``(1 - s) e`` jointly (:mod:`privcd.privacy.joint`), so by basic
-    composition the total is ``runs s e + (1 - s) e``, which is ``epsilon`` at
-    ``e = epsilon / (runs s + 1 - s)``."""
-    return epsilon / (runs * smoothness_share + 1.0 - smoothness_share)
 
 
 def sgd_batch_size(n_samples):

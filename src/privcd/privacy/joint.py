@@ -15,6 +15,8 @@ already has: ``privcd.fit(..., calibrations=JointRelease(runs))`` -> the plan ->
 """
 import dataclasses
 
+import numpy as np
+
 from privcd.validation import check_positive_int
 
 
@@ -31,6 +33,26 @@ class JointRelease:
     def __init__(self, runs):
         self.runs = int(check_positive_int("runs", runs))
         self.consulted = 0
+        self._smoothness = None
+
+    def shared_smoothness(self, mechanism, draw):
+        """DP-CD-P's private constants, released once for all the runs: ``draw()`` at the first
+        request, the same array after.
+
+        The constants ``(1/n) sum_i min(c x_ij^2, b_j)`` do not depend on the labels, so the
+        one-vs-rest models, trained on the same records, need one release of them (epsilon', once)
+        and not one per model. A request whose mechanism (released value, scales or epsilon')
+        differs from the first's is another statistic and a ``ValueError``.
+        """
+        if self._smoothness is None:
+            self._smoothness = (mechanism, draw())
+            return self._smoothness[1]
+        first, constants = self._smoothness
+        if (mechanism.epsilon != first.epsilon or not np.array_equal(mechanism.clipped_mean, first.clipped_mean)
+                or not np.array_equal(mechanism.scale, first.scale)):
+            raise ValueError("runs of one JointRelease estimate different smoothness constants (other records, "
+                             "bounds or epsilon'): one release of the constants cannot serve them all")
+        return constants
 
     def calibrate(self, mechanism, epsilon, delta, accountant, *, compute):
         """``compute`` for ``mechanism`` with ``runs`` times its steps (see the class)."""
