@@ -1,4 +1,4 @@
-"""privcd's benchmark suite (issue 7): ``python -m benchmarks [SECTION ...] [--quick] [--only SECTION ...]
+"""privcd's benchmark suite: ``python -m benchmarks [SECTION ...] [--quick] [--only SECTION ...]
 [--algorithms NAME ...] [--output results/benchmarks]``.
 
 Sections (one module each): ``shapes`` (seconds per pass against the hardware bound and plain
@@ -42,18 +42,38 @@ SECTIONS = {
 }
 
 
+def parser():
+    """The command line; the sections and what each measures are listed in ``--help``."""
+    listing = "\n".join(f"  {name:<11} {title}" for name, (title, _, _) in SECTIONS.items())
+    command = argparse.ArgumentParser(
+        prog="python -m benchmarks", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="privcd's benchmark suite: writes benchmarks.md and benchmarks.json under --output and prints "
+                    "the Markdown (wall-clock medians; not a timed test).",
+        epilog=f"sections:\n{listing}\n\nbenchmarks/README.md says what each column means.")
+    # nargs="*" with choices rejects the empty default on Python 3.11, so the names are checked below
+    command.add_argument("sections", nargs="*", metavar="SECTION", help="sections to run (default: all; as --only)")
+    command.add_argument("--quick", action="store_true", help="fewer repeats, smaller grid (a smoke run)")
+    command.add_argument("--output", type=Path, default=Path("results/benchmarks"), help="output directory")
+    command.add_argument("--algorithms", nargs="+", default=sorted(ALGORITHMS), choices=sorted(ALGORITHMS),
+                         metavar="ALGORITHM", help="algorithms of shapes, grid and memory (default: all)")
+    command.add_argument("--only", nargs="+", metavar="SECTION", help="sections to run (default: all)")
+    return command
+
+
+def parse(argv=None):
+    """The arguments, ``args.only`` the sections to run; an unknown section name exits 2 naming it."""
+    command = parser()
+    args = command.parse_args(argv)
+    chosen = args.sections or args.only or list(SECTIONS)
+    unknown = [name for name in chosen if name not in SECTIONS]
+    if unknown:
+        command.error(f"unknown section(s) {unknown}; expected some of {list(SECTIONS)}")
+    args.only = chosen
+    return args
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sections", nargs="*", choices=list(SECTIONS), metavar="SECTION",
-                        help=f"sections to run, as --only (one of {', '.join(SECTIONS)})")
-    parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller grid (a smoke run)")
-    parser.add_argument("--output", type=Path, default=Path("results/benchmarks"))
-    parser.add_argument("--algorithms", nargs="+", default=sorted(ALGORITHMS), choices=sorted(ALGORITHMS))
-    parser.add_argument("--only", nargs="+", default=list(SECTIONS), choices=list(SECTIONS),
-                        help="sections to run (default: all)")
-    args = parser.parse_args(argv)
-    if args.sections:
-        args.only = args.sections
+    args = parse(argv)
     results, parts = {}, []
     for name in args.only:
         title, run, markdown = SECTIONS[name]
