@@ -163,3 +163,14 @@ def test_the_end_to_end_config_is_checked_against_the_experiment():
         EndToEndStudy.from_config({**section, "defaults": {"passes": 1, "step": 1.0}}, experiment)
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['run'\]"):
         EndToEndStudy.from_config({**section, "run": 3}, experiment)
+    # every grid value is checked when the config is read, not in the job
+    with pytest.raises(ValueError, match=r"end_to_end.grid.passes=-1"):
+        EndToEndStudy.from_config({**section, "grid": {**GRID, "passes": [-1, 2]}}, experiment)
+    with pytest.raises(ValueError, match=r"end_to_end.grid.clip=inf"):
+        EndToEndStudy.from_config({**section, "grid": {**GRID, "clip": [1.0, float("inf")]}}, experiment)
+    with pytest.raises(ValueError, match=r"end_to_end.grid: \['accountant'\] are not options private tuning"):
+        EndToEndStudy.from_config({**section, "grid": {**GRID, "accountant": "rdp"}}, experiment)
+    with pytest.raises(ValueError, match=r"end_to_end.defaults: \['batch_size'\] are not options"):
+        EndToEndStudy.from_config({**section, "defaults": {**section["defaults"], "batch_size": 4}}, experiment)
+    with pytest.raises(ValueError, match=r"end_to_end.grid: .*coordinate_order"):
+        EndToEndStudy.from_config({**section, "grid": {**GRID, "coordinate_order": "sideways"}}, experiment)

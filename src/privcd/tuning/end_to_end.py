@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privcd.algorithms import get_algorithm
 from privcd.fit_many import fit_many
 from privcd.results import relative_error
 from privcd.tuning.grid import expand
@@ -78,6 +79,25 @@ def end_to_end_rows(problem, f_star, *, name, algorithm, grid, defaults, epsilon
     return rows
 
 
+def check_configuration(where, algorithm, configuration):
+    """``ValueError`` naming ``where`` and the value unless ``configuration`` gives finite positive
+    passes, step and clip and only options of ``algorithm`` that private tuning allows."""
+    for key in ("passes", "step", "clip"):
+        if key not in configuration:
+            raise ValueError(f"{where} must give passes, step and clip; missing {key!r}")
+        check_positive(f"{where}.{key}", configuration[key])
+    module = get_algorithm(algorithm)
+    options = {key: value for key, value in configuration.items() if key not in ("passes", "step", "clip")}
+    unknown = sorted(set(options) - set(module.OPTIONS) | set(options) & {"accountant", "smoothness"})
+    if unknown:
+        raise ValueError(f"{where}: {unknown} are not options private tuning accepts for {algorithm!r}; expected "
+                         f"some of {sorted(set(module.OPTIONS) - {'accountant', 'smoothness'})}")
+    try:
+        module.check_options({**module.OPTIONS, **options})
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+
+
 @dataclass(frozen=True)
 class EndToEndStudy:
     """The config section ``end_to_end``, checked against the experiment (every bad key and name
@@ -108,10 +128,9 @@ class EndToEndStudy:
         algorithm = section.get("algorithm", "dp-cd")
         if algorithm not in SUPPORTED:
             raise ValueError(f"end_to_end.algorithm={algorithm!r}: private tuning supports {list(SUPPORTED)}")
-        expand(section["grid"])  # raises, naming the key, on a bad grid
-        for key in ("passes", "step", "clip"):
-            if key not in section["defaults"]:
-                raise ValueError(f"end_to_end.defaults must give passes, step and clip; missing {key!r}")
+        for configuration in expand(section["grid"]):  # expand raises, naming the key, on a bad grid
+            check_configuration("end_to_end.grid", algorithm, configuration)
+        check_configuration("end_to_end.defaults", algorithm, section["defaults"])
         epsilons = tuple(check_positive("end_to_end.epsilons", float(e)) for e in section.get("epsilons", EPSILONS))
         return cls(problems=problems, algorithm=algorithm, epsilons=epsilons, delta=section.get("delta", "1/n^2"),
                    runs=check_positive_int("end_to_end.runs", section.get("runs", 5)),
