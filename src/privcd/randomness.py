@@ -17,9 +17,10 @@ seed exactly ``SeedSequence(seed, spawn_key=keys)`` (the streams the experiments
 for a ``SeedSequence`` its descendant with ``keys`` appended to its spawn key.
 
 What release mode does not yet give: the kernels' generators are statistical ones (PCG64, and
-SplitMix64 with a 64-bit key, :mod:`privcd.kernels.streams`), not cryptographic ones, and the
-noise is sampled in floating point (Mironov 2012); the README's *Privacy guarantees* says what
-that leaves open.
+SplitMix64 with a 64-bit key, :mod:`privcd.kernels.streams`), not cryptographic ones, and their
+noise is sampled in floating point (Mironov 2012); only DP-CD-P's Laplace release of its
+constants is exact (:mod:`privcd.privacy.grid_laplace`). The README's *Privacy guarantees* says
+what that leaves open.
 """
 import numbers
 
@@ -30,11 +31,17 @@ EXPERIMENT = "experiment"
 SEED_BOUND = 2**32
 
 
+class ReleaseSeed(np.random.SeedSequence):
+    """The seed of a release: a ``SeedSequence`` of fresh OS entropy whose type tells the mechanisms
+    that sample noise themselves to sample as a release must (DP-CD-P's Laplace on a grid,
+    :mod:`privcd.privacy.grid_laplace`); its sub-streams (:func:`child`) are release seeds too."""
+
+
 def resolve_seed(seed):
-    """``(mode, seed)``: ``("release", SeedSequence())`` for ``None``, ``("experiment", seed)`` for an
+    """``(mode, seed)``: ``("release", ReleaseSeed())`` for ``None``, ``("experiment", seed)`` for an
     integer in ``[0, 2**32)`` or a :class:`numpy.random.SeedSequence`; ``ValueError`` otherwise."""
     if seed is None:
-        return RELEASE, np.random.SeedSequence()
+        return RELEASE, ReleaseSeed()
     if isinstance(seed, np.random.SeedSequence):
         return EXPERIMENT, seed
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < SEED_BOUND:
@@ -47,7 +54,7 @@ def resolve_seed(seed):
 def child(seed, *keys):
     """The ``SeedSequence`` of sub-stream ``keys`` of ``seed`` (an integer or a ``SeedSequence``)."""
     if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *keys), pool_size=seed.pool_size)
+        return type(seed)(seed.entropy, spawn_key=(*seed.spawn_key, *keys), pool_size=seed.pool_size)
     return np.random.SeedSequence(seed, spawn_key=keys)
 
 

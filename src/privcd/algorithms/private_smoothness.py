@@ -44,7 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcd.randomness import child
+from privcd.privacy.grid_laplace import grid_release
+from privcd.randomness import ReleaseSeed, child
 
 # Spawn key of the Laplace noise's generator: a stream independent of the kernel's
 # (``kernel_rng(seed)``, the root SeedSequence(seed) with no spawn key).
@@ -119,7 +120,13 @@ def knapsack_ratio(bounds, budget):
 
 
 def laplace_release(mechanism, seed):
-    """``clipped_mean + Lap(scale)``: the raw eq. (126) release, from a stream derived from ``seed``."""
+    """``clipped_mean + Lap(scale)``: the raw eq. (126) release. An experiment draws it in floating
+    point from a stream derived from ``seed`` (its bits are the reproductions'); a release
+    (:class:`~privcd.randomness.ReleaseSeed`) samples the exact discrete Laplace on a power-of-two
+    grid from the OS's CSPRNG (:func:`privcd.privacy.grid_laplace.grid_release`: the same epsilon',
+    no output a neighbour cannot reach)."""
+    if isinstance(seed, ReleaseSeed) and np.isfinite(mechanism.epsilon):
+        return grid_release(mechanism.clipped_mean, mechanism.scale, mechanism.epsilon)
     rng = np.random.default_rng(child(seed, _STREAM))
     return mechanism.clipped_mean + rng.laplace(0.0, 1.0, size=mechanism.scale.shape) * mechanism.scale
 
