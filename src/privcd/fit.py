@@ -128,7 +128,8 @@ def assemble(problem, module, settings, options, plan, randomness, w, snapshots,
     prorated over the checkpoints and, in an experiment, the objective at every checkpoint.
 
     ``randomness`` is ``(mode, seed)`` of :func:`privcd.randomness.resolve_seed`. A release keeps
-    neither its seed nor the noise-free objective ``F(w; D)``, which the guarantee does not cover.
+    neither its seed nor, when private, the noise-free objective ``F(w; D)``, which the guarantee
+    does not cover.
     """
     mode, seed = randomness
     if not np.all(np.isfinite(w)):
@@ -140,7 +141,7 @@ def assemble(problem, module, settings, options, plan, randomness, w, snapshots,
         "passes": iterations / plan.iterations_per_pass,
         "seconds": seconds * iterations / plan.n_iterations,
     }
-    if mode != RELEASE:
+    if mode != RELEASE or not settings.private:  # epsilon = inf: no guarantee to keep F(w; D) out of
         trace["objective"] = np.array([problem.objective(snapshot) for snapshot in snapshots])
     calibration = plan.calibration
     return Run(

@@ -41,7 +41,8 @@ class Run:
         :mod:`privcd.randomness`. A release holds the model, the privacy achieved, the settings
         and the iterates at its checkpoints (all covered by the guarantee), the kernel's seconds,
         and no value computed from the data without noise: ``F(w; D)`` is outside the guarantee,
-        and ``problem.objective(run.w)`` computes it when asked for by name.
+        and ``problem.objective(run.w)`` computes it when asked for by name. A run without privacy
+        (``epsilon = inf``) has no guarantee to keep, and holds its objective.
     settings : dict
         ``passes``, ``step``, ``clip`` and the options used.
     info : dict
