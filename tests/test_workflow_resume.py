@@ -16,7 +16,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or shutil.which("snakemake")
-CHUNKS = 6
+CHUNKS = 12  # the first run is stopped after 2: the other 10 jobs leave seconds for the interrupt
 CONFIG = {
     "base_seed": 1,
     "chunk_size": 1,
@@ -38,8 +38,15 @@ def finished_chunks(log):
 
 
 def interrupt(process, *, patience=2.0):
-    """Ctrl-C to the whole foreground group, snakemake and its job, pressed again every ``patience``
-    seconds until the run stops: one press can be lost (once in CI the run then went on to finish)."""
+    """Freeze the whole foreground group (SIGSTOP: at once, so the run cannot finish in the
+    meantime), queue a Ctrl-C, let it go on, and press again every ``patience`` seconds until the run
+    stops: one press can be lost (once in CI the run then went on to finish)."""
+    try:
+        os.killpg(process.pid, signal.SIGSTOP)
+        os.killpg(process.pid, signal.SIGINT)
+        os.killpg(process.pid, signal.SIGCONT)
+    except ProcessLookupError:  # the group ended before the freeze
+        return
     while process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGINT)
