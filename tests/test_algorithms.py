@@ -69,6 +69,7 @@ def test_a_plan_holds_no_array_of_the_problems_size(name):
     assert np.all(np.isfinite(run.w))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ALGORITHM_NAMES)
 def test_same_bits_in_another_process(name):
     problem, options = case(name)
@@ -103,6 +104,7 @@ sys.stdout.write(json.dumps(bits))
 """
 
 
+@pytest.mark.slow
 def test_same_bits_from_a_cold_and_a_warm_numba_cache(tmp_path):
     """Every algorithm, compiled in one process and loaded from numba's disk cache in the next,
     gives the same bits. A fast-math (``reassoc``) sum broke this: LLVM re-optimised its linked

@@ -14,6 +14,8 @@ from privcd.auditing.bounds import (
 from privcd.auditing.canaries import canary_pair
 from privcd.fit import prepare
 
+pytestmark = pytest.mark.slow  # the slow tier: python -m pytest -m slow (.ci/run)
+
 
 def gaussian_delta(epsilon, mu):
     """delta(epsilon) of the Gaussian mechanism with mu = sensitivity / std (Balle and Wang 2018, Thm 8)."""

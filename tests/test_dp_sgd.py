@@ -181,6 +181,7 @@ for p in (9, 300):  # normals drawn in one loop; by every thread (fill_standard_
 """
 
 
+@pytest.mark.slow
 def test_dp_sgd_runs_from_a_warm_numba_cache_in_a_new_process(tmp_path):
     """DP-SGD's solo kernel, not itself parallel, calls the parallel normal draw. With the draw
     cached by one process, the kernel compiled against it by a second and loaded from the cache

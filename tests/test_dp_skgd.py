@@ -273,6 +273,7 @@ if sys.argv[1] == 'both':
 """
 
 
+@pytest.mark.slow
 def test_uniform_sketch_is_dp_cd_bit_for_bit_whatever_numba_cache_holds(tmp_path):
     """DP-CD loaded from numba's disk cache and DP-SkGD compiled in this process still agree to the
     bit. (Machine code of the SIMD sums depends on where LLVM inlines them, and numba only inlines

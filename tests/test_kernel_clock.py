@@ -83,6 +83,7 @@ FIRST_FITS = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_a_first_fit_with_an_empty_numba_cache_reports_its_work_only(tmp_path):
     """A fresh process with an empty cache compiles DP-GCD's kernel (about 20 s here) in its first
     fit; that fit reports within 1.5x of the next identical one (one thread: no scheduling noise)."""

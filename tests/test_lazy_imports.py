@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import privcd
+
+pytestmark = pytest.mark.slow  # subprocesses; the slow tier: python -m pytest -m slow (.ci/run)
 
 PROBLEM = """
 import sys, numpy as np, privcd

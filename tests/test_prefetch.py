@@ -45,6 +45,7 @@ def test_prefetch_takes_one_dimensional_arrays_only():
         _prefetch_matrix(np.zeros((2, 2)))
 
 
+@pytest.mark.slow
 def test_dp_cd_requests_the_columns_ahead_on_sparse_x():
     problem = make_problem("squared", "l2", 0.1, sparse=True)
     p = problem.n_features

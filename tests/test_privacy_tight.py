@@ -19,6 +19,8 @@ from prv_accountant.privacy_random_variables import PrivacyRandomVariable
 from privcd import privacy
 from privcd.privacy.revealed_batches import mixture_delta
 
+pytestmark = pytest.mark.slow  # the slow tier: python -m pytest -m slow (.ci/run)
+
 norm = scipy.stats.norm
 
 

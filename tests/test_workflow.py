@@ -12,6 +12,8 @@ import jsonschema
 import pytest
 import yaml
 
+pytestmark = pytest.mark.slow  # the slow tier: python -m pytest -m slow (.ci/run)
+
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
 SNAKEMAKE = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or shutil.which("snakemake")

@@ -17,7 +17,8 @@ if not MIRROR.is_dir():
     MIRROR = Path("/work/shared/datasets")
 SNAKEMAKE = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or shutil.which("snakemake")
 pytestmark = [pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake is not installed"),
-              pytest.mark.skipif(not (MIRROR / "phishing.csv.gz").is_file(), reason="no dataset mirror")]
+              pytest.mark.skipif(not (MIRROR / "phishing.csv.gz").is_file(), reason="no dataset mirror"),
+              pytest.mark.slow]  # the slow tier: python -m pytest -m slow (.ci/run)
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
+pytestmark = pytest.mark.slow  # the slow tier: python -m pytest -m slow (.ci/run)
+
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or shutil.which("snakemake")
 CHUNKS = 12  # the first run is stopped after 2: the other 10 jobs leave seconds for the interrupt

@@ -16,7 +16,8 @@ from privcd.tuning import configuration_id, derive_seed, draws_identity
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or shutil.which("snakemake")
-pytestmark = pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake is not installed")
+pytestmark = [pytest.mark.skipif(SNAKEMAKE is None, reason="snakemake is not installed"),
+              pytest.mark.slow]  # the slow tier: python -m pytest -m slow (.ci/run)
 
 TINY = {
     "base_seed": 5,
