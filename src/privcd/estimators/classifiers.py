@@ -113,6 +113,10 @@ class DPLogisticRegression(DPClassifier):
     classes_ : ndarray; n_features_in_ : int; feature_names_in_ : ndarray (when X has column names)
     epsilon_, delta_ : float
         The privacy achieved by the whole fit (all k models); ``accountant_`` certified it.
+
+    Tuning: ``GridSearchCV`` or ``cross_val_score`` on the private data spends the budget once per
+    candidate and fold, so the model it selects is not (epsilon, delta)-DP; tune on public data,
+    or with :func:`privcd.tune_private`, which counts the tuning's privacy.
     """
 
     LOSS = "logistic"
@@ -140,8 +144,9 @@ class DPLinearSVC(DPClassifier):
     DP-SCD (dp-scd Algorithm 1, ``algorithm="dp-scd"``) solves the dual instead, but its model
     ``theta = v / (alpha n)`` carries noise of order ``1 / (alpha n)`` per coordinate: on 5,000
     unit-norm records at epsilon = 2 it classified 50% right where DP-SGD reached 97%
-    (tests/test_estimators.py). Parameters, attributes and the guarantee as
-    :class:`DPLogisticRegression` (no ``predict_proba``: the hinge loss gives no probabilities).
+    (tests/test_estimators.py). Parameters, attributes, the guarantee and what tuning by
+    ``GridSearchCV`` spends as :class:`DPLogisticRegression` (no ``predict_proba``: the hinge loss
+    gives no probabilities).
     """
 
     LOSS = "hinge"

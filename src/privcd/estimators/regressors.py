@@ -46,7 +46,8 @@ class DPLinearRegression(DPRegressor):
     ``bounds_y`` as well). The default ``clip`` leaves residuals up to 1 unclipped: give targets on
     about a unit scale (e.g. divided by a public bound), or set ``clip``. Parameters and
     attributes as :class:`privcd.estimators.DPLogisticRegression` (``coef_`` of shape (p,),
-    ``intercept_`` a float).
+    ``intercept_`` a float). ``GridSearchCV`` on the private data spends the budget once per
+    candidate and fold: tune on public data, or with :func:`privcd.tune_private`.
     """
 
     PENALTY = "l2"
@@ -56,7 +57,8 @@ class DPLinearRegression(DPRegressor):
 class DPLasso(DPRegressor):
     """The Lasso, ``(1/(2n)) ||y - Xw - b||^2 + alpha ||(w, b / s)||_1``, under (epsilon, delta)-DP;
     default DP-CD (proximal, dp-cd Algorithm 1); DP-GCD (dp-gcd Algorithm 1) suits sparse models
-    in high dimension. As :class:`DPLinearRegression` otherwise; ``alpha`` as scikit-learn's Lasso."""
+    in high dimension. As :class:`DPLinearRegression` otherwise (``GridSearchCV`` included);
+    ``alpha`` as scikit-learn's Lasso."""
 
     PENALTY = "l1"
     ALGORITHMS = ("dp-cd", "dp-gcd", "dp-sgd", "dp-skgd")
