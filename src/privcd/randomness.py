@@ -22,13 +22,12 @@ noise is sampled in floating point (Mironov 2012); only DP-CD-P's Laplace releas
 constants is exact (:mod:`privcd.privacy.grid_laplace`). The README's *Privacy guarantees* says
 what that leaves open.
 """
-import numbers
-
 import numpy as np
+
+from privcd.validation import check_seed
 
 RELEASE = "release"
 EXPERIMENT = "experiment"
-SEED_BOUND = 2**32
 
 
 class ReleaseSeed(np.random.SeedSequence):
@@ -44,11 +43,12 @@ def resolve_seed(seed):
         return RELEASE, ReleaseSeed()
     if isinstance(seed, np.random.SeedSequence):
         return EXPERIMENT, seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < SEED_BOUND:
+    try:
+        return EXPERIMENT, check_seed(seed)
+    except ValueError:
         raise ValueError(f"seed={seed!r}: expected None (a private release, seeded by the operating system's "
                          f"entropy), an integer in [0, 2**32) or a numpy.random.SeedSequence (a reproducible "
-                         f"experiment)")
-    return EXPERIMENT, int(seed)
+                         f"experiment)") from None
 
 
 def child(seed, *keys):

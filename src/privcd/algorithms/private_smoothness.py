@@ -24,8 +24,10 @@ With a public bound R on the records' norms (``row_norm_bound``) the p releases 
 release, and its L1 sensitivity is far below the p-fold composition's: a record's vector
 ``(min(curvature x_ij^2, b_j))_j`` is non-negative with sum at most ``curvature ||x_i||^2 <=
 curvature R^2``, so under replace-one the change ``u_j = n |Delta_j|`` satisfies ``0 <= u_j <= b_j``
-and ``sum_j u_j <= 2 curvature R^2``. Laplace noise of scales ``lambda_j = b_j S / (n eps')`` costs
-``sum_j |Delta_j| / lambda_j = eps' (sum_j u_j / b_j) / S``, at most eps' for
+and ``sum_j u_j <= 2 curvature R^2``. Independent Laplace noise of scales ``lambda_j`` has privacy
+loss at most ``sum_j |Delta_j| / lambda_j`` (the ratio of the product densities; for equal scales
+this is the Laplace mechanism of Dwork and Roth 2014, Theorem 3.6). With ``lambda_j = b_j S / (n
+eps')`` the loss is ``eps' (sum_j u_j / b_j) / S``, at most eps' for
 
     S = max { sum_j u_j / b_j : 0 <= u_j <= b_j, sum_j u_j <= 2 curvature R^2 },
 

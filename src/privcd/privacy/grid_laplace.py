@@ -20,7 +20,8 @@ Privacy. Rounding moves each value by at most ``g / 2``, so a coordinate whose r
 is ``Delta_j`` changes its rounded value by at most ``Delta_j + g_j``, and the discrete Laplace of
 scale ``lambda'_j`` (in the values' units) has privacy loss at most ``sum_j (|Delta_j| + g_j) /
 lambda'_j`` (the ratio of its probabilities at two integers ``d`` apart is at most
-``exp(d g / lambda')``). :func:`grid_release` takes the scales ``lambda_j`` of a continuous
+``exp(d g / lambda')``: the geometric mechanism of Ghosh, Roughgarden and Sundararajan 2012, the
+discrete analogue of Dwork and Roth 2014, Theorem 3.6). :func:`grid_release` takes the scales ``lambda_j`` of a continuous
 Laplace mechanism whose loss ``sum_j |Delta_j| / lambda_j`` is at most epsilon, and uses
 ``lambda'_j = (1 + eta) lambda_j`` and ``g_j <= eta epsilon lambda_j / p`` (``eta = 2^-20``): the
 loss is then at most ``(epsilon + eta epsilon) / (1 + eta) = epsilon``, the same guarantee at

@@ -88,10 +88,11 @@ def check_configuration(where, algorithm, configuration):
         check_positive(f"{where}.{key}", configuration[key])
     module = get_algorithm(algorithm)
     options = {key: value for key, value in configuration.items() if key not in ("passes", "step", "clip")}
-    unknown = sorted(set(options) - set(module.OPTIONS) | set(options) & {"accountant", "smoothness"})
+    accepted = set(module.OPTIONS) - {"accountant", "smoothness"}  # tune_private fixes these two
+    unknown = sorted(set(options) - accepted)
     if unknown:
         raise ValueError(f"{where}: {unknown} are not options private tuning accepts for {algorithm!r}; expected "
-                         f"some of {sorted(set(module.OPTIONS) - {'accountant', 'smoothness'})}")
+                         f"some of {sorted(accepted)}")
     try:
         module.check_options({**module.OPTIONS, **options})
     except ValueError as error:

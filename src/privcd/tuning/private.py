@@ -32,9 +32,9 @@ from dp_accounting.rdp import rdp_privacy_accountant
 from privcd.fit import prepare, run_planned
 from privcd.kernels.evaluate import clipped_data_fit_value, penalty_sum
 from privcd.privacy.selection import candidate_cap, sample_tnb, selection_rdp, tnb_gamma
+from privcd.randomness import RELEASE, child, resolve_seed
 from privcd.tuning.grid import expand
 from privcd.tuning.seeds import derive_seed
-from privcd.randomness import RELEASE, child, resolve_seed
 from privcd.validation import check_number, check_positive
 
 SUPPORTED = ("dp-cd", "dp-skgd")  # training is exactly a Gaussian mechanism (accountant "exact")
