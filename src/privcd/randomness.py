@@ -16,11 +16,12 @@ Derived streams: :func:`child` gives the ``SeedSequence`` of a numbered sub-stre
 seed exactly ``SeedSequence(seed, spawn_key=keys)`` (the streams the experiments have always used),
 for a ``SeedSequence`` its descendant with ``keys`` appended to its spawn key.
 
-What release mode does not yet give: the kernels' generators are statistical ones (PCG64, and
-SplitMix64 with a 64-bit key, :mod:`privcd.kernels.streams`), not cryptographic ones, and their
-noise is sampled in floating point (Mironov 2012); only DP-CD-P's Laplace release of its
-constants is exact (:mod:`privcd.privacy.grid_laplace`). The README's *Privacy guarantees* says
-what that leaves open.
+What release mode gives and does not yet give: DP-CD's Gaussian noise is the exact discrete
+Gaussian on a grid (:mod:`privcd.privacy.grid_gaussian`) and DP-CD-P's Laplace release of its
+constants the exact discrete Laplace (:mod:`privcd.privacy.grid_laplace`); the other kernels'
+noise is still sampled in floating point (Mironov 2012), and every kernel's generator is a
+statistical one (PCG64, and SplitMix64 with a 64-bit key, :mod:`privcd.kernels.streams`), not a
+cryptographic one. The README's *Privacy guarantees* says what that leaves open.
 """
 import numpy as np
 
@@ -32,8 +33,9 @@ EXPERIMENT = "experiment"
 
 class ReleaseSeed(np.random.SeedSequence):
     """The seed of a release: a ``SeedSequence`` of fresh OS entropy whose type tells the mechanisms
-    that sample noise themselves to sample as a release must (DP-CD-P's Laplace on a grid,
-    :mod:`privcd.privacy.grid_laplace`); its sub-streams (:func:`child`) are release seeds too."""
+    to sample as a release must (DP-CD's Gaussian and DP-CD-P's Laplace on a grid,
+    :mod:`privcd.privacy.grid_gaussian`, :mod:`privcd.privacy.grid_laplace`); its sub-streams
+    (:func:`child`) are release seeds too."""
 
 
 def resolve_seed(seed):

@@ -64,8 +64,10 @@ from privcd.algorithms.private_smoothness import private_smoothness, smoothness_
 from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd
 from privcd.kernels.dp_cd_many import dp_cd_many
 from privcd.kernels.layout import column_arrays
+from privcd.privacy.grid_gaussian import grid_noise
 from privcd.privacy.joint import JointRelease
 from privcd.privacy.mechanisms import check_accountant
+from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice, check_number, check_positive_int
 
 NAME = "dp-cd"
@@ -161,15 +163,35 @@ def plan(problem, settings, options):
 def run(problem, plan, seed):
     """Run the :func:`privcd.kernels.dp_cd.dp_cd` kernel from w = 0.
 
-    Returns ``(w, snapshots, facts)``: ``facts`` holds the thresholds and noise scales, and
-    DP-CD-P's private constants (see :func:`kernel_parameters`).
+    A private release (``seed`` a :class:`~privcd.randomness.ReleaseSeed`) adds discrete Gaussian
+    noise on a grid instead of floating-point normals (:func:`release_noise`). Returns
+    ``(w, snapshots, facts)``: ``facts`` holds the thresholds and noise scales, DP-CD-P's private
+    constants (see :func:`kernel_parameters`); a release's ``noise_std`` is ``h_j s``, with its
+    ``grid_spacing`` ``h_j`` and ``grid_noise`` (K, S, s and the discrete accounting's epsilon).
     """
     step_sizes, thresholds, noise_std, facts = kernel_parameters(problem, plan, seed)
+    sigma_units = 0
+    if isinstance(seed, ReleaseSeed) and plan.kernel["noise_multiplier"] > 0:
+        noise_std, noise = release_noise(problem, plan, thresholds)
+        sigma_units = noise.sigma_units
+        facts.update(noise_std=noise_std * sigma_units, grid_spacing=noise_std, grid_noise=dataclasses.asdict(noise))
     w, snapshots = launch(dp_cd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                          problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, plan.kernel["inner"],
                          plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), plan.kernel["order"],
-                         numba.get_num_threads() > 1)  # also starts numba's threading layer, which that needs
+                         numba.get_num_threads() > 1,  # also starts numba's threading layer, which that needs
+                         sigma_units)
     return w, snapshots, facts
+
+
+def release_noise(problem, plan, thresholds):
+    """``(h, noise)``: a release's grid spacings ``h_j = fl(fl(2 C_j / n) / K)`` and its
+    :class:`~privcd.privacy.grid_gaussian.GridNoise`, whose discrete accounting of the plan's
+    releases (all the runs of a joint release) is within the optimisation's calibrated epsilon
+    (:mod:`privcd.privacy.grid_gaussian`)."""
+    calibration = plan.calibration
+    noise = grid_noise(plan.kernel["noise_multiplier"], n_terms=problem.n_samples, steps=calibration.mechanism.steps,
+                       epsilon=plan.info.get("optimisation_epsilon", calibration.epsilon), delta=calibration.delta)
+    return 2.0 * thresholds / problem.n_samples / noise.grid_ratio, noise
 
 
 def batch_key(plan):
@@ -189,8 +211,11 @@ def group_size(problem, plan):
 
 def run_many(problem, plans, seed):
     """``[run(problem, plan, seed) for plan in plans]`` for plans without averaging and with one
-    :func:`batch_key`, the same bits, in one :func:`privcd.kernels.dp_cd_many.dp_cd_many` call."""
+    :func:`batch_key`, the same bits, in one :func:`privcd.kernels.dp_cd_many.dp_cd_many` call
+    (a private release: one :func:`run` after the other, each with its grid noise)."""
     first = plans[0]
+    if isinstance(seed, ReleaseSeed) and first.kernel["noise_multiplier"] > 0:
+        return [run(problem, plan, seed) for plan in plans]
     parameters = [kernel_parameters(problem, plan, seed) for plan in plans]
     step_sizes, thresholds, noise_std = (np.stack([entry[i] for entry in parameters], axis=1) for i in range(3))
     W, snapshots = launch(dp_cd_many, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,

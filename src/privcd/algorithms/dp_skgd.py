@@ -246,7 +246,7 @@ def run(problem, plan, seed):
         w, snapshots = launch(dp_cd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                              problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, k["inner"],
                              plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), k["order"],
-                             numba.get_num_threads() > 1)  # also starts numba's threading layer
+                             numba.get_num_threads() > 1, 0)  # also starts numba's threading layer; 0: normals
     else:
         w, snapshots = launch(dp_skgd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                                problem.lam, k["sketch"], k["tau"], k["probabilities"], step_sizes, thresholds,

@@ -1,0 +1,112 @@
+"""Exact discrete Laplace and discrete Gaussian samples inside numba kernels, from uniform integers.
+
+Canonne, Kamath and Steinke 2020 (*The discrete Gaussian for differential privacy*, NeurIPS),
+Algorithms 1 to 3, in int64 arithmetic: no floating-point number enters a sample, so its law is
+exactly the law written, given uniform integers (:func:`~privcd.kernels.draws.bounded_integer`
+on the run's PCG64 generator). Release-mode kernels add these integers to values rounded on a
+grid (:mod:`privcd.privacy.grid_gaussian`), which is how their noise stays private as IEEE
+floats (Mironov 2012).
+
+* ``bernoulli_exp(a, b)``: true with probability ``exp(-a / b)`` (Algorithm 1: for ``a / b <= 1``
+  the parity of the first failure of Bernoulli(a / (b k)), k = 1, 2, ..., each drawn as
+  Bernoulli(a / b) and Bernoulli(1 / k); beyond, ``floor(a / b)`` draws of ``exp(-1)`` and one of the
+  remainder).
+* ``discrete_laplace(t)``: ``P(Y = y)`` proportional to ``exp(-|y| / t)`` for an integer ``t >= 1``
+  (Algorithm 2 with denominator 1).
+* ``discrete_gaussian(s)``: ``P(Y = y)`` proportional to ``exp(-y^2 / (2 s^2))`` for an integer
+  ``s >= 1`` (Algorithm 3: a discrete Laplace of scale ``t = s + 1`` accepted with probability
+  ``exp(-(|Y| - s^2 / t)^2 / (2 s^2))``). With ``m = s t`` and ``x = ||Y| t - s^2| = A m + B``
+  (``0 <= B < m``) the exponent is ``(x / m)^2 / 2 = A^2 / 2 + A B / m + (B / m)^2 / 2``, accepted as
+  ``A`` draws of ``exp(-A / 2)``, ``A`` of ``exp(-B / m)`` and one of ``exp(-(B / m)^2 / 2)`` (whose
+  Algorithm 1 draws Bernoulli((B / m)^2 / (2 k)) as Bernoulli(B / m) twice and Bernoulli(1 / (2 k))):
+  every ratio has an int64 numerator and denominator for ``s <= MAX_SIGMA``. Proposals with
+  ``|Y| t > 2^62`` are rejected; under the discrete Laplace they have probability below
+  ``exp(-2^62 / t^2) <= exp(-2^22)``, so the law is within that total variation of the exact one.
+"""
+from numba import njit
+
+from privcd.kernels.draws import bounded_integer
+
+MAX_SIGMA = 2**20  # the largest s of discrete_gaussian (int64 arithmetic; module docstring)
+_PRODUCT_LIMIT = 2**62
+
+
+@njit(cache=True)
+def bernoulli_ratio(rng, numerator, denominator):
+    """True with probability ``numerator / denominator`` (``0 <= numerator <= denominator``)."""
+    return bounded_integer(rng, 0, denominator) < numerator
+
+
+@njit(cache=True)
+def bernoulli_exp_at_most_one(rng, numerator, denominator):
+    """True with probability ``exp(-numerator / denominator)`` for ``numerator <= denominator``
+    (Canonne, Kamath and Steinke 2020, Algorithm 1)."""
+    k = 1
+    while bernoulli_ratio(rng, numerator, denominator) and bernoulli_ratio(rng, 1, k):
+        k += 1
+    return k % 2 == 1
+
+
+@njit(cache=True)
+def bernoulli_exp(rng, numerator, denominator):
+    """True with probability ``exp(-numerator / denominator)`` (``numerator >= 0``, ``denominator >= 1``)."""
+    while numerator > denominator:
+        if not bernoulli_exp_at_most_one(rng, 1, 1):
+            return False
+        numerator -= denominator
+    return bernoulli_exp_at_most_one(rng, numerator, denominator)
+
+
+@njit(cache=True)
+def bernoulli_exp_half_square(rng, numerator, denominator):
+    """True with probability ``exp(-(numerator / denominator)^2 / 2)`` for ``numerator < denominator``:
+    Algorithm 1 with each Bernoulli((numerator / denominator)^2 / (2 k)) drawn as three."""
+    k = 1
+    while (bernoulli_ratio(rng, numerator, denominator) and bernoulli_ratio(rng, numerator, denominator)
+           and bernoulli_ratio(rng, 1, 2 * k)):
+        k += 1
+    return k % 2 == 1
+
+
+@njit(cache=True)
+def discrete_laplace(rng, t):
+    """``P(Y = y)`` proportional to ``exp(-|y| / t)`` on the integers, ``t >= 1`` an integer
+    (Algorithm 2: ``U + t V`` is geometric of ratio ``exp(-1 / t)``, then a sign, negative zero
+    rejected)."""
+    while True:
+        u = bounded_integer(rng, 0, t)
+        if not bernoulli_exp_at_most_one(rng, u, t):
+            continue
+        v = 0
+        while bernoulli_exp_at_most_one(rng, 1, 1):
+            v += 1
+        magnitude = u + t * v
+        if bounded_integer(rng, 0, 2) == 1:
+            if magnitude == 0:
+                continue
+            return -magnitude
+        return magnitude
+
+
+@njit(cache=True)
+def discrete_gaussian(rng, s):
+    """``P(Y = y)`` proportional to ``exp(-y^2 / (2 s^2))`` on the integers, ``1 <= s <= MAX_SIGMA``
+    an integer (Algorithm 3; the exponent's int64 decomposition in the module docstring)."""
+    t = s + 1
+    m = s * t
+    square = s * s
+    while True:
+        y = discrete_laplace(rng, t)
+        magnitude = abs(y)
+        if magnitude > _PRODUCT_LIMIT // t:
+            continue
+        x = abs(magnitude * t - square)
+        whole = x // m
+        part = x - whole * m
+        accepted = True
+        for _ in range(whole):
+            if not (bernoulli_exp(rng, whole, 2) and bernoulli_exp_at_most_one(rng, part, m)):
+                accepted = False
+                break
+        if accepted and bernoulli_exp_half_square(rng, part, m):
+            return y
