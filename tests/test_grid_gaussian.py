@@ -9,7 +9,7 @@ import pytest
 from dp_accounting.pld import privacy_loss_distribution
 
 import privcd
-from privcd.kernels.dp_cd import noisy_gradient
+from privcd.kernels.discrete_noise import noisy_value
 from privcd.privacy import calibrate
 from privcd.privacy.grid_gaussian import (FINEST_RATIO, LARGEST_SIGMA, discrete_epsilon, grid_noise, grid_ratio,
                                           sensitivity_units)
@@ -86,11 +86,11 @@ def test_the_discrete_accounting_is_the_pld_of_the_shifted_pair():
 def test_released_gradients_are_integer_multiples_of_the_grid():
     h = 2.0**-20 * 3
     for gradient, draw in [(0.123456789, 17.0), (-3e-4, -4096.0), (0.0, 0.0)]:
-        released = noisy_gradient(gradient, h, draw, True)
+        released = noisy_value(gradient, h, draw, True)
         units = Fraction(released) / Fraction(h)
         assert units.denominator == 1 and units == round(gradient / h) + int(draw)
-    assert noisy_gradient(0.25, 0.0, 5.0, True) == 0.25  # a zero threshold's gradient, as it is
-    assert noisy_gradient(0.25, 0.5, 2.0, False) == 1.25  # an experiment: g + sigma N
+    assert noisy_value(0.25, 0.0, 5.0, True) == 0.25  # a zero threshold's gradient, as it is
+    assert noisy_value(0.25, 0.5, 2.0, False) == 1.25  # an experiment: g + sigma N
 
 
 def test_a_dp_cd_release_uses_the_grid_noise_within_its_epsilon():

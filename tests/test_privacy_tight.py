@@ -222,3 +222,17 @@ def test_revealed_batches_need_more_noise_than_hidden_ones():
     hidden = privacy.calibrate_subsampled(steps, batch_size=batch_size, n=n, sampling="without-replacement",
                                           epsilon=epsilon, delta=delta, accountant="pld")
     assert revealed.noise_multiplier > 5 * hidden.noise_multiplier
+
+
+@pytest.mark.parametrize("epsilon, delta, iterations", [(0.5, 1e-6, 5), (2.0, 1e-5, 50), (8.0, 1e-6, 200)])
+def test_a_releases_discrete_laplace_keeps_the_calibrated_epsilon(epsilon, delta, iterations):
+    """DP-GCD's release noise on a grid (privcd.privacy.greedy_composition.grid_release_noise): its
+    composition is within the continuous calibration's epsilon, each release is pure (S / t)-DP with
+    S / t <= epsilon', and the noise is at most 1% above the continuous Laplace's."""
+    step = privacy.greedy_epsilon_per_step(epsilon, delta, iterations)
+    calibrated = privacy.greedy_epsilon(step, delta, iterations)
+    noise = privacy.grid_release_noise(step, n_terms=1000, iterations=iterations, epsilon=calibrated, delta=delta)
+    assert noise.epsilon <= calibrated
+    assert noise.sensitivity_units / noise.scale_units <= step
+    grid_scale = noise.scale_units / noise.grid_ratio  # in units of the sensitivity Delta
+    assert 1.0 / step < grid_scale <= 1.01 / step

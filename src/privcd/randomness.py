@@ -17,9 +17,10 @@ seed exactly ``SeedSequence(seed, spawn_key=keys)`` (the streams the experiments
 for a ``SeedSequence`` its descendant with ``keys`` appended to its spawn key.
 
 What release mode gives and does not yet give: DP-CD's Gaussian noise is the exact discrete
-Gaussian on a grid (:mod:`privcd.privacy.grid_gaussian`) and DP-CD-P's Laplace release of its
-constants the exact discrete Laplace (:mod:`privcd.privacy.grid_laplace`); the other kernels'
-noise is still sampled in floating point (Mironov 2012), and every kernel's generator is a
+Gaussian on a grid (:mod:`privcd.privacy.grid_gaussian`), DP-GCD's released gradient entries and
+DP-CD-P's Laplace release of its constants the exact discrete Laplace
+(:mod:`privcd.privacy.greedy_composition`, :mod:`privcd.privacy.grid_laplace`); the other noise
+(DP-SGD, DP-SCD, DP-SkGD, DP-GCD's selection) is still sampled in floating point (Mironov 2012), and every kernel's generator is a
 statistical one (PCG64, and SplitMix64 with a 64-bit key, :mod:`privcd.kernels.streams`), not a
 cryptographic one. The README's *Privacy guarantees* says what that leaves open.
 """

@@ -67,6 +67,7 @@ Runs that differ only in ``step`` and ``clip`` (``SHARED_DRAWS``) make the same 
 the same seed; :func:`run_many` makes them in one call of
 :func:`~privcd.kernels.dp_gcd.dp_gcd_many` (:func:`privcd.fit_many`).
 """
+import dataclasses
 import math
 
 import numpy as np
@@ -78,6 +79,7 @@ from privcd.algorithms.base import (
 from privcd.algorithms.kernel_clock import launch
 from privcd.kernels.dp_gcd import RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, dp_gcd, dp_gcd_many
 from privcd.kernels.layout import column_arrays
+from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice
 
 NAME = "dp-gcd"
@@ -173,17 +175,30 @@ def kernel_arrays(problem, plan):
 def run(problem, plan, seed):
     """Run the :func:`privcd.kernels.dp_gcd.dp_gcd` kernel from w = 0.
 
-    Returns ``(w, snapshots, extra)`` with ``extra`` the thresholds and Laplace scales
-    (:func:`kernel_arrays`), ``"selected"`` (int64 array of the coordinate of each iteration) and
-    ``"updated"`` (bool array of the coordinates ever selected).
+    A private release (``seed`` a :class:`~privcd.randomness.ReleaseSeed`) releases each gradient
+    entry with the discrete Laplace on a grid instead of a floating-point Laplace sample
+    (:func:`privcd.privacy.greedy_composition.grid_release_noise`; its selections still draw
+    floating-point Laplace noise). Returns ``(w, snapshots, extra)`` with ``extra`` the thresholds
+    and Laplace scales (:func:`kernel_arrays`; a release's ``release_scale`` is ``h_j t``, with
+    its ``grid_spacing`` ``h_j`` and ``grid_noise``), ``"selected"`` (int64 array of the coordinate
+    of each iteration) and ``"updated"`` (bool array of the coordinates ever selected).
     """
     arrays = kernel_arrays(problem, plan)
     p = problem.n_features
+    release_units, facts = 0, {}
+    if isinstance(seed, ReleaseSeed) and math.isfinite(plan.kernel["epsilon_per_mechanism"]):
+        noise = privacy.grid_release_noise(plan.kernel["epsilon_per_mechanism"], n_terms=problem.n_samples,
+                                           iterations=plan.n_iterations, epsilon=plan.calibration.epsilon,
+                                           delta=plan.calibration.delta)
+        spacing = 2.0 * arrays["thresholds"] / problem.n_samples / noise.grid_ratio
+        arrays = {**arrays, "release_scale": spacing}
+        release_units = noise.scale_units
+        facts = {"release_scale": spacing * release_units, "grid_spacing": spacing, "grid_noise": dataclasses.asdict(noise)}
     w, snapshots, selected = launch(
         dp_gcd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
         problem.M, *(arrays[name] for name in SCALES), plan.kernel["rule"], plan.n_iterations, plan.checkpoints,
-        kernel_rng(seed), np.zeros(p))
-    return w, snapshots, _run_facts(arrays, selected, p)
+        kernel_rng(seed), np.zeros(p), release_units)
+    return w, snapshots, {**_run_facts(arrays, selected, p), **facts}
 
 
 def batch_key(plan):
@@ -200,8 +215,11 @@ def group_size(problem, plan):
 
 def run_many(problem, plans, seed):
     """``[run(problem, plan, seed) for plan in plans]`` for plans with one :func:`batch_key`, the
-    same bits, in one :func:`privcd.kernels.dp_gcd.dp_gcd_many` call."""
+    same bits, in one :func:`privcd.kernels.dp_gcd.dp_gcd_many` call (a private release: one
+    :func:`run` after the other, each with its grid noise)."""
     first = plans[0]
+    if isinstance(seed, ReleaseSeed) and math.isfinite(first.kernel["epsilon_per_mechanism"]):
+        return [run(problem, plan, seed) for plan in plans]
     p = problem.n_features
     arrays = [kernel_arrays(problem, plan) for plan in plans]
     scales = [np.stack([entry[name] for entry in arrays]) for name in SCALES]

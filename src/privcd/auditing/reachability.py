@@ -11,6 +11,14 @@ loss is infinite, and the share of such releases is a lower bound on delta at ev
 The grid mechanism (:mod:`privcd.privacy.grid_laplace`) releases ``g (c + Z)``, ``Z`` of full
 support on the integers and ``g`` a function of the public scales: every grid point is reachable
 from every ``m``, so :func:`reachable_on_grid` needs no search.
+
+DP-GCD's step (:mod:`privcd.kernels.dp_gcd`) from ``w = 0`` without a penalty sets the chosen
+coordinate to ``fl(0 - fl(gamma fl(g + fl(b L))))``: in an experiment ``L`` is the kernel's
+:func:`~privcd.kernels.dp_gcd.standard_laplace` of a 53-bit uniform, non-decreasing in it, so the
+step is non-increasing in the uniform's index and :func:`reachable_dp_gcd_step` decides by binary
+search whether an observed step is reachable from a gradient ``g``. A release steps with
+``fl(gamma fl(h m))`` for an integer ``m`` of full support (:func:`reachable_dp_gcd_grid_step`,
+a binary search over ``m``).
 """
 import math
 
@@ -47,3 +55,37 @@ def reachable_on_grid(observed, spacing):
     """Whether ``observed`` is a point of the grid ``spacing Z`` (then every centre reaches it)."""
     ratio = observed / spacing
     return bool(np.isfinite(ratio) and ratio == math.floor(ratio) and abs(ratio) < 2.0**53)
+
+
+def dp_gcd_step(index, gradient, scale, gamma):
+    """DP-GCD's first step without a penalty from uniform number ``index`` (``u = index 2^-53``,
+    :func:`privcd.kernels.dp_gcd.standard_laplace`): ``0 - gamma (gradient + scale L(u))``, with the
+    kernel's operations in its order."""
+    u = index * 2.0**-53
+    laplace = math.copysign(-math.log(2.0 * min(u, 1.0 - u)), u - 0.5)
+    return 0.0 - gamma * (gradient + scale * laplace)
+
+
+def _first_at_most(step, observed, low, high):
+    """The first index in ``[low, high]`` whose non-increasing ``step`` is ``<= observed``."""
+    while low < high:
+        middle = (low + high) // 2
+        if step(middle) > observed:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def reachable_dp_gcd_step(observed, gradient, scale, gamma):
+    """Whether some uniform index in ``[1, 2^53)`` makes :func:`dp_gcd_step` equal ``observed``."""
+    index = _first_at_most(lambda i: dp_gcd_step(i, gradient, scale, gamma), observed, 1, UNIFORM_STEPS - 1)
+    return dp_gcd_step(index, gradient, scale, gamma) == observed
+
+
+def reachable_dp_gcd_grid_step(observed, spacing, gamma):
+    """Whether some integer ``m`` with ``|m| < 2^53`` makes a release's step ``0 - gamma (spacing m)``
+    equal ``observed`` (every ``m`` is reachable: the discrete Laplace has full support)."""
+    limit = UNIFORM_STEPS - 1
+    index = _first_at_most(lambda m: 0.0 - gamma * (spacing * m), observed, -limit, limit)
+    return 0.0 - gamma * (spacing * index) == observed

@@ -13,6 +13,7 @@ floats (Mironov 2012).
   remainder).
 * ``discrete_laplace(t)``: ``P(Y = y)`` proportional to ``exp(-|y| / t)`` for an integer ``t >= 1``
   (Algorithm 2 with denominator 1).
+* ``noisy_value``: a value plus its noise, in floating point (experiments) or on a grid (releases).
 * ``discrete_gaussian(s)``: ``P(Y = y)`` proportional to ``exp(-y^2 / (2 s^2))`` for an integer
   ``s >= 1`` (Algorithm 3: a discrete Laplace of scale ``t = s + 1`` accepted with probability
   ``exp(-(|Y| - s^2 / t)^2 / (2 s^2))``). With ``m = s t`` and ``x = ||Y| t - s^2| = A m + B``
@@ -23,6 +24,7 @@ floats (Mironov 2012).
   ``|Y| t > 2^62`` are rejected; under the discrete Laplace they have probability below
   ``exp(-2^62 / t^2) <= exp(-2^22)``, so the law is within that total variation of the exact one.
 """
+import numpy as np
 from numba import njit
 
 from privcd.kernels.draws import bounded_integer
@@ -110,3 +112,21 @@ def discrete_gaussian(rng, s):
                 break
         if accepted and bernoulli_exp_half_square(rng, part, m):
             return y
+
+
+@njit(inline="always")
+def noisy_value(value, scale, draw, discrete):
+    """A released value.
+
+    Experiment (``discrete`` false): ``value + scale * draw``, ``draw`` a floating-point sample.
+    Release: ``h (rint(value / h) + draw)`` with ``h = scale`` the grid spacing and ``draw`` an
+    integer of this module (exact in float64): the integer ``rint(value / h) + draw`` is the
+    mechanism's output and the product post-processing (:mod:`privcd.privacy.grid_gaussian`).
+    ``h = 0`` (a clipping threshold of 0, whose clipped sum is exactly 0) releases the value as
+    it is.
+    """
+    if discrete:
+        if scale == 0.0:
+            return value
+        return (np.rint(value / scale) + draw) * scale
+    return value + scale * draw

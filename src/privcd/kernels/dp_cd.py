@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.averaging import close_epoch, credit_change, record_final_output
-from privcd.kernels.discrete_noise import discrete_gaussian
+from privcd.kernels.discrete_noise import discrete_gaussian, noisy_value
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.draws import bounded_integer
 from privcd.kernels.linalg import (lagged_clipped_gradient_sum, matvec_columns, residuals_into,
@@ -44,7 +44,7 @@ ORDER_CYCLIC = 2  # 0, 1, ..., p - 1, 0, 1, ...
 def coordinate_update(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, gamma,
                       threshold, noise_std, j, normal_draw, old, z, lag_j, lag_delta, work, discrete=False):
     """The new value of ``w_j = old`` after one noisy proximal coordinate step on coordinate j,
-    with step size ``gamma``, clipping threshold ``threshold`` and the noise of :func:`noisy_gradient`
+    with step size ``gamma``, clipping threshold ``threshold`` and the noise of :func:`noisy_proximal_update`
     (``discrete``: a release's grid noise).
 
     On entry ``z + lag_delta * X[:, lag_j] = Xw``: the previous step's change of ``z`` is applied
@@ -72,27 +72,11 @@ def coordinate_update(is_sparse, threaded, Xf, data, indices, indptr, y, loss_co
 
 @njit(inline="always")
 def noisy_proximal_update(penalty_code, lam, old, gamma, gradient, noise_std, normal_draw, discrete=False):
-    """``prox_{gamma psi_j}(old - gamma g~)`` (dp-cd eq. (3)), ``g~`` the released gradient of
-    :func:`noisy_gradient`."""
-    return penalty_prox(penalty_code, old - gamma * noisy_gradient(gradient, noise_std, normal_draw, discrete),
+    """``prox_{gamma psi_j}(old - gamma g~)`` (dp-cd eq. (3)), ``g~`` the released gradient entry
+    (:func:`~privcd.kernels.discrete_noise.noisy_value`: ``gradient + noise_std normal_draw``, or
+    on a release's grid of spacing ``noise_std``)."""
+    return penalty_prox(penalty_code, old - gamma * noisy_value(gradient, noise_std, normal_draw, discrete),
                         gamma, lam)
-
-
-@njit(inline="always")
-def noisy_gradient(gradient, noise_std, draw, discrete):
-    """The released gradient entry.
-
-    Experiment (``discrete`` false): ``gradient + noise_std * draw``, ``draw`` a standard normal.
-    Release: ``h (rint(gradient / h) + draw)`` with ``h = noise_std`` the grid spacing and ``draw``
-    a discrete Gaussian integer (:mod:`privcd.privacy.grid_gaussian`): the integer is exact in
-    float64, the mechanism's output, and the product post-processing. ``h = 0`` (a threshold of 0,
-    whose gradient is exactly 0) releases the gradient as it is.
-    """
-    if discrete:
-        if noise_std == 0.0:
-            return gradient
-        return (np.rint(gradient / noise_std) + draw) * noise_std
-    return gradient + noise_std * draw
 
 
 @njit(inline="always")
@@ -169,7 +153,7 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
     sigma_units : int
         0: an experiment, ``noise_std`` the noise standard deviations. A release: ``noise_std``
         holds the grid spacings and each step adds a discrete Gaussian integer of standard
-        deviation ``sigma_units`` in grid units (:func:`noisy_gradient`,
+        deviation ``sigma_units`` in grid units (:func:`~privcd.kernels.discrete_noise.noisy_value`,
         :mod:`privcd.privacy.grid_gaussian`).
 
     Returns

@@ -25,7 +25,8 @@ selection noise scale in gradient units:
 Every iteration draws p selection Laplace variables then one release variable (each from one
 ``rng.random()`` of the run's ``numpy.random.Generator``, :func:`standard_laplace`), whatever the
 noise scales and whatever w, so configurations that differ only in their scales share them
-(:func:`dp_gcd_many`). Each gradient entry is summed over the stored entries of its column in increasing row
+(:func:`dp_gcd_many`). A release (``release_units > 0``) draws its release variable as a discrete
+Laplace integer and releases the gradient entry on a grid (:func:`dp_gcd`). Each gradient entry is summed over the stored entries of its column in increasing row
 order, so dense and sparse X give bit-identical results.
 """
 import math
@@ -33,6 +34,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from privcd.kernels.discrete_noise import discrete_laplace, noisy_value
 from privcd.kernels.dispatch import penalty_prox, penalty_value
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.linalg import add_scaled_column, matvec_columns
@@ -208,7 +210,7 @@ def select_coordinate(rule, penalty_code, lam, gradient, w, M, sel_scale, laplac
 
 @njit(cache=True, parallel=True)
 def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, M, step_sizes,
-           thresholds, sel_scale, release_scale, rule, n_iterations, checkpoints, rng, w0):
+           thresholds, sel_scale, release_scale, rule, n_iterations, checkpoints, rng, w0, release_units=0):
     """Run DP-GCD for ``n_iterations`` greedy coordinate steps from ``w0``.
 
     Parameters
@@ -224,6 +226,11 @@ def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam
         Iteration counts at which to record the iterate (0 = before the first step).
     rng : numpy.random.Generator
         The run's generator (:func:`privcd.algorithms.base.kernel_rng`); advanced in place.
+    release_units : int
+        0: an experiment, ``release_scale`` the Laplace scales. A release: ``release_scale`` holds
+        the grid spacings and the release draw is a discrete Laplace integer of that scale in grid
+        units (:func:`~privcd.kernels.discrete_noise.noisy_value`,
+        :func:`privcd.privacy.greedy_composition.grid_release_noise`).
 
     Returns
     -------
@@ -259,7 +266,7 @@ def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam
             c += 1
         for j in range(p):
             draws[j] = standard_laplace(rng)
-        release_draw = standard_laplace(rng)
+        release_draw = discrete_laplace(rng, release_units) if release_units > 0 else standard_laplace(rng)
         for b in prange(row_blocks):
             first, stop = b * ROW_BLOCK, min(n, (b + 1) * ROW_BLOCK)
             loss_derivatives_into(loss_code, z[first:stop], y[first:stop], derivatives[first:stop])
@@ -267,7 +274,7 @@ def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam
             clipped_gradient_columns(is_sparse, Xf, data, indices, indptr, derivatives, thresholds, gradient,
                                      b * COLUMN_BLOCK, min(p, (b + 1) * COLUMN_BLOCK))
         selected[it] = greedy_move(is_sparse, Xf, data, indices, indptr, penalty_code, lam, M, step_sizes, sel_scale,
-                                   release_scale, rule, draws, release_draw, w, z, gradient)
+                                   release_scale, rule, draws, release_draw, w, z, gradient, release_units > 0)
     while c < checkpoints.shape[0]:
         snapshots[c] = w
         c += 1
@@ -289,16 +296,18 @@ def greedy_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code
 
 @njit(inline="always")
 def greedy_move(is_sparse, Xf, data, indices, indptr, penalty_code, lam, M, step_sizes, sel_scale, release_scale, rule,
-                draws, release_draw, w, z, gradient):
+                draws, release_draw, w, z, gradient, discrete=False):
     """The rest of an iteration once ``gradient`` holds the clipped gradient: the report-noisy-max
-    selection and the noisy proximal step on ``w`` and ``z``. Returns the selected coordinate (-1
-    if X is zero)."""
+    selection and the noisy proximal step on ``w`` and ``z``, its gradient entry released by
+    :func:`~privcd.kernels.discrete_noise.noisy_value` (``discrete``: on a release's grid).
+    Returns the selected coordinate (-1 if X is zero)."""
     j = select_coordinate(rule, penalty_code, lam, gradient, w, M, sel_scale, draws)
     if j < 0:
         return j
     gamma = step_sizes[j]
     old = w[j]
-    new = penalty_prox(penalty_code, old - gamma * (gradient[j] + release_scale[j] * release_draw), gamma, lam)
+    new = penalty_prox(penalty_code, old - gamma * noisy_value(gradient[j], release_scale[j], release_draw, discrete),
+                       gamma, lam)
     if new != old:
         add_scaled_column(is_sparse, Xf, data, indices, indptr, j, new - old, z)
         w[j] = new

@@ -25,7 +25,7 @@ _MODULES = {
     "reuse": ("CalibrationStore",),
     "joint": ("JointRelease",),
     "composition": ("advanced_composition_epsilon", "advanced_composition_epsilon_per_step"),
-    "greedy_composition": ("greedy_epsilon", "greedy_epsilon_per_step"),  # imports dp-accounting
+    "greedy_composition": ("greedy_epsilon", "greedy_epsilon_per_step", "grid_release_noise"),  # imports dp-accounting
     # These import dp-accounting.
     "events": ("gaussian_composition_event", "revealed_batch_gaussian_event", "subsampled_gaussian_event"),
     "accountants": ("make_accountant",),

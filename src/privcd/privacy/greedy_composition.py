@@ -22,23 +22,46 @@ Here the composition is that of privacy loss distributions (Koskela et al. 2020;
 The T-fold self-compositions of the two are composed; the result is pessimistic (an upper bound on
 the true epsilon) and at least as tight as optimal composition of 2T ``epsilon'``-DP mechanisms.
 :func:`greedy_epsilon_per_step` finds the largest ``epsilon'`` meeting a target (epsilon, delta).
+
+A release (:func:`grid_release_noise`) replaces each Laplace release by the integer
+``rint(fl(g / h)) + Z``, ``h = Delta / K`` and ``Z`` the discrete Laplace of integer scale ``t``
+(:func:`privcd.kernels.discrete_noise.discrete_laplace`): the integers of neighbours are at most
+``S`` apart (:func:`privcd.privacy.grid_gaussian.sensitivity_units`, the floating-point sums'
+errors included), so each release is ``S / t``-DP (the geometric mechanism, Ghosh, Roughgarden and
+Sundararajan 2012), its pair dominated by the discrete Laplace at shifts 0 and ``S`` (a location
+family with monotone likelihood ratio, as for the discrete Gaussian). Its PLD
+(``from_discrete_laplace_mechanism``) replaces the continuous one in the composition, and ``t``
+starts at ``ceil(S / epsilon')`` and grows until the composition is within the calibrated epsilon.
 """
 import functools
 import math
+from dataclasses import dataclass
 
 import scipy.optimize
 from dp_accounting.pld.common import DifferentialPrivacyParameters
 from dp_accounting.pld import privacy_loss_distribution
 
 from privcd.privacy.composition import advanced_composition_epsilon_per_step
+from privcd.privacy.grid_gaussian import FINEST_RATIO, GROWTH, sensitivity_units
 from privcd.validation import check_number, check_positive, check_positive_int
 
 GRID_POINTS_PER_STEP = 64  # the PLD grid step is epsilon' / 64 (see greedy_epsilon)
 RELATIVE_TOLERANCE = 1e-3  # on epsilon'
 
 
+@dataclass(frozen=True)
+class GridLaplaceNoise:
+    """A release's grid noise for DP-GCD's releases: grid ratio ``K``, sensitivity ``S`` and Laplace
+    scale ``t`` in grid units, and the epsilon of the composition with them (module docstring)."""
+
+    grid_ratio: int
+    sensitivity_units: int
+    scale_units: int
+    epsilon: float
+
+
 @functools.lru_cache(maxsize=4096)
-def greedy_epsilon(epsilon_step, delta, iterations, grid_points=GRID_POINTS_PER_STEP):
+def greedy_epsilon(epsilon_step, delta, iterations, grid_points=GRID_POINTS_PER_STEP, release_grid=None):
     """Epsilon at ``delta`` of ``iterations`` DP-GCD iterations, each an ``epsilon_step``-DP selection
     and an ``epsilon_step``-DP Laplace release (module docstring).
 
@@ -56,6 +79,9 @@ def greedy_epsilon(epsilon_step, delta, iterations, grid_points=GRID_POINTS_PER_
         less than a step, and the grid spans ``2 T grid_points`` steps whatever ``epsilon'`` is
         (a fixed step of 1e-4 rounded the losses of a small ``epsilon'`` up to 4x, and took 12 s
         for T = 1000 at a large one).
+    release_grid : (t, S) or None
+        A release's discrete Laplace releases of scale ``t`` and sensitivity ``S`` in grid units
+        (module docstring); None: the continuous Laplace releases of an experiment.
     """
     epsilon_step = check_number("epsilon_step", epsilon_step, low=0.0, low_open=False, allow_inf=True)
     delta = check_number("delta", delta, low=0.0, high=1.0)
@@ -67,8 +93,14 @@ def greedy_epsilon(epsilon_step, delta, iterations, grid_points=GRID_POINTS_PER_
     discretization = epsilon_step / grid_points
     selection = privacy_loss_distribution.from_privacy_parameters(
         DifferentialPrivacyParameters(epsilon_step, 0.0), value_discretization_interval=discretization)
-    release = privacy_loss_distribution.from_laplace_mechanism(
-        parameter=1.0 / epsilon_step, sensitivity=1.0, value_discretization_interval=discretization)
+    if release_grid is None:
+        release = privacy_loss_distribution.from_laplace_mechanism(
+            parameter=1.0 / epsilon_step, sensitivity=1.0, value_discretization_interval=discretization)
+    else:
+        scale, sensitivity = release_grid
+        release = privacy_loss_distribution.from_discrete_laplace_mechanism(
+            parameter=1.0 / scale, sensitivity=sensitivity, value_discretization_interval=discretization,
+            use_connect_dots=True)  # pessimistic too (Doroshenko et al. 2022), and tighter on its S + 1 losses
     composed = selection.self_compose(iterations).compose(release.self_compose(iterations))
     return composed.get_epsilon_for_delta(delta)
 
@@ -102,3 +134,16 @@ def _halve_until_feasible(value, epsilon, delta, iterations):
     while greedy_epsilon(value, delta, iterations) > epsilon:
         value /= 2
     return value
+
+
+def grid_release_noise(epsilon_step, *, n_terms, iterations, epsilon, delta):
+    """The :class:`GridLaplaceNoise` of a release of ``iterations`` DP-GCD iterations whose
+    continuous calibration is ``epsilon_step`` per mechanism and ``epsilon`` in all, each released
+    entry a sum of ``n_terms`` clipped terms (module docstring)."""
+    sensitivity = sensitivity_units(n_terms, FINEST_RATIO)
+    scale = math.ceil(sensitivity / epsilon_step)
+    while True:
+        achieved = greedy_epsilon(epsilon_step, delta, iterations, release_grid=(scale, sensitivity))
+        if achieved <= epsilon:
+            return GridLaplaceNoise(FINEST_RATIO, sensitivity, scale, achieved)
+        scale = math.ceil(scale * GROWTH)
