@@ -7,7 +7,8 @@ numpy), ``bounds`` (the least time a pass's unavoidable work takes, against the 
 chunk), ``warm`` (a second process's first fit), ``setup`` (a Problem and its beta),
 ``accounting`` (the noise and the error the tightest accountants save against the papers'),
 ``time_ratio`` (dp-cd Table 3's DP-CD / DP-SGD time ratio under three builds of the kernels),
-``audit`` (the power and time of ``privcd.audit``), ``estimators`` (privcd's scikit-learn estimators
+``audit`` (the power and time of ``privcd.audit``), ``release`` (each kernel's cost as a private
+release against an experiment), ``estimators`` (privcd's scikit-learn estimators
 against diffprivlib's, in an environment of its own: ``python -m benchmarks estimators``).
 Writes ``benchmarks.md`` and ``benchmarks.json`` under the output directory and prints the
 Markdown. Not a timed test: numbers are wall-clock medians on whatever else the machine is doing.
@@ -20,8 +21,8 @@ import time
 from pathlib import Path
 
 from privcd.algorithms import ALGORITHMS
-from benchmarks import (accounting, audit, bounds, estimators, grid, memory, peers, problem_setup, shapes, time_ratio,
-                        warm)
+from benchmarks import (accounting, audit, bounds, estimators, grid, memory, peers, problem_setup, release, shapes,
+                        time_ratio, warm)
 
 SECTIONS = {
     "shapes": ("Seconds per pass against the hardware bound", lambda args: shapes.run(args.algorithms, args.quick),
@@ -37,6 +38,8 @@ SECTIONS = {
     "time_ratio": ("dp-cd Table 3's time ratio by build", lambda args: time_ratio.run(args.quick),
                    time_ratio.markdown),
     "audit": ("Privacy audits: power and time", lambda args: audit.run(args.quick), audit.markdown),
+    "release": ("What a private release costs", lambda args: release.run(args.algorithms, args.quick),
+                release.markdown),
     "estimators": ("scikit-learn estimators against diffprivlib", lambda args: estimators.run(args.quick, args.output),
                    estimators.markdown),
 }
@@ -55,7 +58,7 @@ def parser():
     command.add_argument("--quick", action="store_true", help="fewer repeats, smaller grid (a smoke run)")
     command.add_argument("--output", type=Path, default=Path("results/benchmarks"), help="output directory")
     command.add_argument("--algorithms", nargs="+", default=sorted(ALGORITHMS), choices=sorted(ALGORITHMS),
-                         metavar="ALGORITHM", help="algorithms of shapes, grid and memory (default: all)")
+                         metavar="ALGORITHM", help="algorithms of shapes, grid, memory and release (default: all)")
     command.add_argument("--only", nargs="+", metavar="SECTION", help="sections to run (default: all)")
     return command
 

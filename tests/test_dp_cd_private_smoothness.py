@@ -1,4 +1,6 @@
 """DP-CD-P (dp-cd Section 5.2, Appendix F eq. (126)): budget split, Laplace scale, limits, options."""
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -232,3 +234,21 @@ def test_bad_options_are_named_before_the_kernel_runs(options, match, monkeypatc
     monkeypatch.setattr(dp_cd, "run", kernel_must_not_run)
     with pytest.raises(ValueError, match=match):
         privcd.fit(problem, "dp-cd", epsilon=1.0, delta=1e-5, **HYPER, **options)
+
+
+@pytest.mark.parametrize("public, warns", [({"row_norm_bound": 1.0}, True), ({"feature_bound": 1.0}, False),
+                                           ({"constants": "data"}, False)])
+def test_bounds_read_from_the_data_are_named_by_a_warning(public, warns):
+    """DP-CD-P reads b_j off X without a public feature bound (and constants not declared public),
+    and publishes them: a DataDependentConstantsWarning says so; public bounds give none."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    problem = privcd.Problem(X, np.sign(X[:, 0]), "logistic", "l2", 1e-3, **public)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        privcd.fit(problem, "dp-cd", epsilon=1.0, delta=1e-5, passes=1, step=0.5, clip=1.0, smoothness="private",
+                   seed=0)
+    named = [w for w in caught if issubclass(w.category, privcd.DataDependentConstantsWarning)
+             and "smoothness_bounds" in str(w.message)]
+    assert bool(named) == warns

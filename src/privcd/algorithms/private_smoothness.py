@@ -42,11 +42,13 @@ This is post-processing (no privacy cost) and ``lambda_j -> 0`` as ``eps' -> inf
 estimate still tends to ``M_j``. A feature that is zero in every record has ``b_j = 0`` and keeps
 ``M_j = 0`` (it never moves, as with public constants).
 """
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from privcd.privacy.grid_laplace import grid_release
+from privcd.problem import DataDependentConstantsWarning
 from privcd.randomness import ReleaseSeed, child
 
 # Spawn key of the Laplace noise's generator: a stream independent of the kernel's
@@ -78,8 +80,19 @@ class SmoothnessMechanism:
 
 
 def smoothness_mechanism(problem, epsilon):
-    """Build the mechanism of eq. (126) for ``problem`` with budget ``epsilon`` (``inf`` allowed)."""
+    """Build the mechanism of eq. (126) for ``problem`` with budget ``epsilon`` (``inf`` allowed).
+
+    Bounds read off the data (no ``feature_bound``, and constants not declared public) are not
+    covered by the guarantee, and the Run publishes them (``smoothness_bounds``, ``laplace_scale``):
+    a :class:`~privcd.problem.DataDependentConstantsWarning` says so.
+    """
     curvature = problem.loss.curvature
+    if problem.feature_bound is None and problem.constants != "data" and np.isfinite(epsilon):
+        warnings.warn("DP-CD-P: no public feature bound, so the bounds b_j = curvature (2 max_i |x_ij|)^2 are read "
+                      "from X (dp-cd Section 6.1's experimental choice); they set the Laplace scales and are "
+                      "published in Run.info['smoothness_bounds'] and ['laplace_scale'], outside the (epsilon, delta) "
+                      "guarantee. Give Problem(..., feature_bound=B) (the estimators' bounds=), or declare the "
+                      "constants public with constants='data'", DataDependentConstantsWarning, stacklevel=5)
     X = problem.columns
     n, p = problem.n_samples, problem.n_features
     if problem.is_sparse:
