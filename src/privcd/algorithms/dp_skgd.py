@@ -86,6 +86,9 @@ JOINT_RELEASE = True
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, importance sketch probabilities
 SKETCHES = {"uniform": SKETCH_UNIFORM, "tau-nice": SKETCH_TAU_NICE, "importance": SKETCH_IMPORTANCE,
             "full": SKETCH_FULL}
+# Option sets that run other kernels than the default's (python -m privcd.warmup compiles each).
+WARMUP_OPTIONS = ({}, {"sketch": "tau-nice", "tau": 2}, {"sketch": "importance", "probabilities": "smoothness", "tau": 1},
+                  {"sketch": "full"})
 NOISE_MODELS = ("isotropic", "coordinate")
 
 

@@ -9,6 +9,8 @@ work before this). Python work around the kernels (building the argument arrays,
 objective at the checkpoints) is outside the clock too.
 """
 import contextlib
+import sys
+import threading
 import time
 
 import numba
@@ -16,6 +18,7 @@ import numpy as np
 
 _OPEN_CLOCKS = []  # the clocks of the enclosing kernel_clock() blocks, innermost last
 _COMPILED = set()  # (kernel, argument type keys) that launch has had compiled or loaded
+NOTICE_SECONDS = 2.0  # a compilation (or cache load) longer than this prints one line
 
 
 class KernelClock:
@@ -49,7 +52,8 @@ def launch(kernel, *args):
                         f"{expected}, and launch needs every one of them")
     key = (kernel, tuple(map(_type_key, args)))
     if key not in _COMPILED:  # typing every argument costs ~2 ms a call; the key, ~20 us
-        kernel.compile(tuple(kernel.typeof_pyval(argument) for argument in args))  # no-op once compiled
+        with compilation_notice(kernel.py_func.__name__):
+            kernel.compile(tuple(kernel.typeof_pyval(argument) for argument in args))  # no-op once compiled
         _COMPILED.add(key)
     start = time.perf_counter()
     result = kernel(*args)
@@ -57,6 +61,25 @@ def launch(kernel, *args):
     for clock in _OPEN_CLOCKS:
         clock.seconds += elapsed
     return result
+
+
+@contextlib.contextmanager
+def compilation_notice(name):
+    """Print one line on standard error if the block (numba compiling kernel ``name``, or loading
+    it from the disk cache) lasts more than :data:`NOTICE_SECONDS`."""
+    timer = threading.Timer(NOTICE_SECONDS, _notice, args=(name,))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def _notice(name):
+    print(f"privcd: numba is compiling the kernel {name} for these argument types (once per environment and "
+          "privcd version, then cached on disk; `python -m privcd.warmup` compiles every kernel ahead)",
+          file=sys.stderr, flush=True)
 
 
 def _type_key(argument):

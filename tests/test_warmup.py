@@ -1,0 +1,31 @@
+"""The compilation notice (one line when numba compiles for more than about 2 s) and the warm-up
+command that compiles the kernels ahead."""
+import time
+
+from privcd import warmup
+from privcd.algorithms import kernel_clock
+
+
+def test_a_long_compilation_prints_one_line_naming_the_kernel(monkeypatch, capsys):
+    monkeypatch.setattr(kernel_clock, "NOTICE_SECONDS", 0.05)
+    with kernel_clock.compilation_notice("dp_cd"):
+        time.sleep(0.3)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and "compiling the kernel dp_cd" in lines[0] and "python -m privcd.warmup" in lines[0]
+
+
+def test_a_short_one_prints_nothing(monkeypatch, capsys):
+    monkeypatch.setattr(kernel_clock, "NOTICE_SECONDS", 0.5)
+    with kernel_clock.compilation_notice("dp_cd"):
+        pass
+    time.sleep(0.6)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_warm_up_fits_every_combination_an_algorithm_takes(capsys):
+    warmup.main(["--algorithms", "dp-cd", "dp-skgd"])
+    err = capsys.readouterr().err
+    # dp-cd: 3 losses x 3 penalties minus the hinge loss (2 x 3 = 6), 2 storages, 2 modes + 2 lockstep runs
+    assert "dp-cd: 48 fits" in err
+    assert "dp-skgd: 192 fits" in err  # 4 sketches
+    assert "privcd's kernels are compiled and cached" in err
