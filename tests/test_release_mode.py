@@ -181,3 +181,11 @@ def test_an_estimator_seeded_after_numpys_global_seed_is_not_predictable():
         np.random.seed(123)
         outputs.append(DPLogisticRegression(data_norm=1.0, classes=[0, 1]).fit(X, y).coef_)
     assert not np.array_equal(*outputs) and math.isfinite(outputs[0].sum())
+
+
+@pytest.mark.parametrize("algorithm", ["dp-cd", "dp-gcd", "dp-sgd"])
+def test_a_release_holds_no_kernel_time_and_an_experiment_does(problem, algorithm):
+    release = privcd.fit(problem, algorithm, **ARGUMENTS)
+    experiment = privcd.fit(problem, algorithm, seed=1, **ARGUMENTS)
+    assert release.seconds is None and "seconds" not in release.history.columns
+    assert experiment.seconds > 0 and "seconds" in experiment.history.columns

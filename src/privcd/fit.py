@@ -128,20 +128,20 @@ def assemble(problem, module, settings, options, plan, randomness, w, snapshots,
     prorated over the checkpoints and, in an experiment, the objective at every checkpoint.
 
     ``randomness`` is ``(mode, seed)`` of :func:`privcd.randomness.resolve_seed`. A release keeps
-    neither its seed nor, when private, the noise-free objective ``F(w; D)``, which the guarantee
-    does not cover.
+    neither its seed nor, when private, the noise-free objective ``F(w; D)`` and the kernel's
+    time, which the guarantee does not cover.
     """
     mode, seed = randomness
     if not np.all(np.isfinite(w)):
         warnings.warn(f"{module.NAME} diverged: its weights are not finite (step={settings.step!r}, clip={settings.clip!r}, "
                       f"{mode}); its objective is NaN or inf. Lower step", DivergenceWarning, stacklevel=3)
     iterations = plan.checkpoints
-    trace = {
-        "iteration": iterations,
-        "passes": iterations / plan.iterations_per_pass,
-        "seconds": seconds * iterations / plan.n_iterations,
-    }
-    if mode != RELEASE or not settings.private:  # epsilon = inf: no guarantee to keep F(w; D) out of
+    trace = {"iteration": iterations, "passes": iterations / plan.iterations_per_pass}
+    released = mode == RELEASE and settings.private  # epsilon = inf: no guarantee to keep anything out of
+    if released:
+        seconds = None  # the kernel's time depends on the data: a side channel outside the guarantee
+    else:
+        trace["seconds"] = seconds * iterations / plan.n_iterations
         trace["objective"] = np.array([problem.objective(snapshot) for snapshot in snapshots])
     calibration = plan.calibration
     return Run(

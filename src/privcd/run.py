@@ -20,8 +20,8 @@ class Run:
         The output (final iterate, or final average for DP-CD with ``inner_iterations``).
     history : pandas.DataFrame
         One row per checkpoint: ``iteration``, ``passes`` (iteration / iterations per pass),
-        ``seconds`` (kernel time, prorated by iteration) and, in an experiment, ``objective`` (F at
-        that iterate, computed from the data without noise). Built from ``trace`` on first access,
+        and, in an experiment, ``seconds`` (kernel time, prorated by iteration) and ``objective`` (F
+        at that iterate, computed from the data without noise). Built from ``trace`` on first access,
         so a process that only fits never imports pandas (0.3 s of a warm start).
     noise_multiplier : float
         Noise standard deviation over the L2 sensitivity of each release (0 when not private).
@@ -29,18 +29,20 @@ class Run:
         The privacy guarantee achieved (``epsilon <= target``; ``inf`` when not private).
     accountant : str or None
         The accountant that computed ``epsilon``.
-    seconds : float
+    seconds : float or None
         Wall time of the kernel calls, numba's compilation and cache loading excluded
         (:mod:`privcd.algorithms.kernel_clock`; calibration and evaluation excluded too). A run
         that :func:`privcd.fit_many` made in one kernel call with others that share its draws
-        gets the call's time divided by the number of runs in it.
+        gets the call's time divided by the number of runs in it. ``None`` in a private release:
+        the time depends on the data (a sparse column's entries), a side channel the guarantee
+        does not cover.
     algorithm : str
     seed : int, numpy.random.SeedSequence or None
         The experiment's seed; ``None`` for a release, whose secret seed is not kept.
     mode : {"release", "experiment"}
         :mod:`privcd.randomness`. A release holds the model, the privacy achieved, the settings
-        and the iterates at its checkpoints (all covered by the guarantee), the kernel's seconds,
-        and no value computed from the data without noise: ``F(w; D)`` is outside the guarantee,
+        and the iterates at its checkpoints (all covered by the guarantee), and neither its kernel
+        time nor any value computed from the data without noise: ``F(w; D)`` is outside the guarantee,
         and ``problem.objective(run.w)`` computes it when asked for by name. A run without privacy
         (``epsilon = inf``) has no guarantee to keep, and holds its objective.
     settings : dict
