@@ -6,7 +6,8 @@ absolute value, every row scaled to unit L2 norm; adult's given test file, a 75/
 otherwise), training on the whole training part (train and validation). Both libraries get the same
 arrays and the public bound ``||x_i|| <= 1``:
 
-* privcd: ``DPLogisticRegression(epsilon=, data_norm=1)`` and ``DPLinearRegression(epsilon=, data_norm=1)``
+* privcd: ``DPLogisticRegression(epsilon=, data_norm=1, classes=)`` and ``DPLinearRegression(epsilon=,
+  data_norm=1, y_bound=)`` with ``y_bound`` from the same training targets' range as diffprivlib's ``bounds_y``
   with every other parameter at its default (DP-CD, 10 passes, step 1, clip = the worst-case
   gradient norm, delta = 1/n^2): (epsilon, delta)-DP;
 * diffprivlib 0.6.6: ``LogisticRegression(epsilon=, data_norm=1)`` and ``LinearRegression(epsilon=,
@@ -53,10 +54,13 @@ def load(name):
     return X, y, np.asarray(data.test.X), data.test.y
 
 
-def privcd_estimator(task, epsilon, seed):
+def privcd_estimator(task, epsilon, seed, y):
+    """privcd's estimator for ``task``; a regressor gets the targets' bound diffprivlib gets
+    (``bounds_y``, the training targets' range), a classifier the label set."""
     from privcd.estimators import DPLinearRegression, DPLogisticRegression
-    model = DPLogisticRegression if task == "classification" else DPLinearRegression
-    return model(epsilon=epsilon, data_norm=1.0, random_state=seed)
+    if task == "classification":
+        return DPLogisticRegression(epsilon=epsilon, data_norm=1.0, classes=np.unique(y), random_state=seed)
+    return DPLinearRegression(epsilon=epsilon, data_norm=1.0, y_bound=float(np.max(np.abs(y))), random_state=seed)
 
 
 def privcd_rows(data, epsilons, seeds):
@@ -67,11 +71,11 @@ def privcd_rows(data, epsilons, seeds):
     rows = []
     for name, task in DATASETS.items():
         X, y, X_test, y_test = data[name]
-        privcd_estimator(task, 1.0, 0).fit(X, y)  # compilation / cache load, not timed
+        privcd_estimator(task, 1.0, 0, y).fit(X, y)  # compilation / cache load, not timed
         for epsilon in epsilons:
             for seed in seeds:
                 _calibrate_cached.cache_clear()
-                model = privcd_estimator(task, epsilon, seed)
+                model = privcd_estimator(task, epsilon, seed, y)
                 start = time.perf_counter()
                 model.fit(X, y)
                 seconds = time.perf_counter() - start

@@ -62,7 +62,7 @@ def warm_estimators():
     for estimator in (privcd.DPLogisticRegression(bounds=(-1, 1), classes=[0, 1]),
                       privcd.DPLinearSVC(bounds=(-1, 1), classes=[0, 1])):
         estimator.fit(X, labels)
-    for estimator in (privcd.DPLinearRegression(bounds=(-1, 1)), privcd.DPLasso(bounds=(-1, 1))):
+    for estimator in (privcd.DPLinearRegression(bounds=(-1, 1), y_bound=1.0), privcd.DPLasso(bounds=(-1, 1), y_bound=1.0)):
         estimator.fit(X, X[:, 0])
 
 

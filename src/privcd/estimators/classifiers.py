@@ -22,13 +22,14 @@ class DPClassifier(ClassifierMixin, DPLinearModel):
     guarantee does not cover; a :class:`~privcd.estimators.bounds.PrivacyLeakWarning` says so.
     """
 
-    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, classes=None, algorithm="dp-cd",
-                 passes=None, step=1.0, clip=None, alpha=0.0, fit_intercept=True, intercept_scaling=1.0, options=None,
-                 random_state=None):
+    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, classes=None, class_weight=None,
+                 algorithm="dp-cd", passes=None, step=1.0, clip=None, alpha=0.0, fit_intercept=True,
+                 intercept_scaling=1.0, options=None, random_state=None):
         super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, algorithm=algorithm,
                          passes=passes, step=step, clip=clip, alpha=alpha, fit_intercept=fit_intercept,
                          intercept_scaling=intercept_scaling, options=options, random_state=random_state)
         self.classes = classes
+        self.class_weight = class_weight
 
     def _label_set(self, y):
         """The sorted public label set, or y's labels with a warning; every label of y must be in it."""
@@ -46,8 +47,22 @@ class DPClassifier(ClassifierMixin, DPLinearModel):
                              "expected the public label set, every label of y among them")
         return classes
 
-    def fit(self, X, y):
-        """Fit under (epsilon, delta)-DP: ``epsilon_`` and ``delta_`` hold what the fit achieved."""
+    def fit(self, X, y, **fit_params):
+        """Fit under (epsilon, delta)-DP: ``epsilon_`` and ``delta_`` hold what the fit achieved.
+
+        ``sample_weight`` (in ``fit_params``, the only one known) and ``class_weight`` other than
+        None are a ``ValueError``: the weighted logistic and hinge losses need per-record weights
+        inside privcd's kernels, which they do not take yet (the regressors take weights: their
+        squared loss is weighted exactly by scaling the records)."""
+        unknown = sorted(set(fit_params) - {"sample_weight"})
+        if unknown:
+            raise TypeError(f"{type(self).__name__}.fit() got unexpected keyword argument(s) {unknown}")
+        if fit_params.get("sample_weight") is not None or self.class_weight is not None:
+            given = ("sample_weight" if fit_params.get("sample_weight") is not None
+                     else f"class_weight={self.class_weight!r}")
+            raise ValueError(f"{type(self).__name__}: {given} is not supported: privcd's {self.LOSS} kernels take no "
+                             "per-record weights yet. Resample the records instead (with a public rule), or use "
+                             "DPLinearRegression / DPLasso, which take sample_weight in [0, 1]")
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
         check_classification_targets(y)
         self.classes_ = self._label_set(y)
@@ -92,6 +107,10 @@ class DPLogisticRegression(DPClassifier):
     classes : array-like or None
         The public label set (every label of y must be in it); None reads it from y, with a
         ``PrivacyLeakWarning``.
+    class_weight : None
+        Only None: class weights (and ``fit``'s ``sample_weight``) need per-record weights in the
+        kernels, which privcd's logistic and hinge kernels do not take yet (a ``ValueError`` says
+        so).
     algorithm : {"dp-cd", "dp-sgd", "dp-skgd", "dp-gcd", "dp-scd"}
     passes, step : float > 0
         As in :func:`privcd.fit`.
@@ -153,10 +172,10 @@ class DPLinearSVC(DPClassifier):
     PENALTY = "l2"
     ALGORITHMS = ("dp-sgd", "dp-scd")
 
-    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, classes=None, algorithm="dp-sgd",
-                 passes=None, step=1.0, clip=None, alpha=1e-3, fit_intercept=True, intercept_scaling=1.0, options=None,
-                 random_state=None):
+    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, classes=None, class_weight=None,
+                 algorithm="dp-sgd", passes=None, step=1.0, clip=None, alpha=1e-3, fit_intercept=True,
+                 intercept_scaling=1.0, options=None, random_state=None):
         super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, classes=classes,
-                         algorithm=algorithm, passes=passes, step=step, clip=clip, alpha=alpha,
-                         fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, options=options,
-                         random_state=random_state)
+                         class_weight=class_weight, algorithm=algorithm, passes=passes, step=step, clip=clip,
+                         alpha=alpha, fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
+                         options=options, random_state=random_state)
