@@ -6,11 +6,10 @@ Floor (issue 34): a release within 1.5x of the experiment on every shape, or a m
 """
 import sys
 
-import privcd
 from privcd.algorithms.base import Settings
 from privcd.randomness import ReleaseSeed
 from benchmarks.harness import median_seconds
-from benchmarks.shapes import ONE_ITERATION, PROBLEMS, SETTINGS, SHAPES, make_problem, make_X, passes_of
+from benchmarks.shapes import ONE_ITERATION, SETTINGS, cases, passes_of
 
 FLOOR = 1.5
 # The kernels whose release samples its noise differently from an experiment (the others run the
@@ -35,21 +34,16 @@ def seconds_per_pass(module, problem, seed_of, quick):
 def run(algorithms, quick):
     """A row per shape, algorithm and problem: experiment and release seconds per pass, their ratio."""
     rows = []
-    for shape, n, p, density in SHAPES:
-        X = make_X(n, p, density)
-        for name in algorithms:
-            module = privcd.algorithms.ALGORITHMS[name]
-            problems = PROBLEMS.get(name, PROBLEMS["default"])
-            for loss, penalty, lam, unit_rows in problems[:1] if quick else problems:
-                problem = make_problem(X, loss, penalty, lam, unit_rows)
-                experiment = seconds_per_pass(module, problem, lambda: 0, quick)
-                release = seconds_per_pass(module, problem, ReleaseSeed, quick)
-                rows.append({"algorithm": name, "shape": shape, "n": n, "p": p, "sparse": density is not None,
-                             "loss": loss, "penalty": penalty, "grid_noise": name in GRID_NOISE,
-                             "experiment_seconds_per_pass": experiment, "release_seconds_per_pass": release,
-                             "ratio": release / experiment, "meets_floor": bool(release / experiment <= FLOOR)})
-                print(f"{name} {shape} {loss}: release {release * 1e3:.3f} ms/pass, experiment "
-                      f"{experiment * 1e3:.3f}, {release / experiment:.2f}x", file=sys.stderr)
+    for name, module, shape, problem in cases(algorithms, quick):
+        experiment = seconds_per_pass(module, problem, lambda: 0, quick)
+        release = seconds_per_pass(module, problem, ReleaseSeed, quick)
+        rows.append({"algorithm": name, "shape": shape, "n": problem.n_samples, "p": problem.n_features,
+                     "sparse": problem.is_sparse, "loss": problem.loss.name, "penalty": problem.penalty.name,
+                     "grid_noise": name in GRID_NOISE, "experiment_seconds_per_pass": experiment,
+                     "release_seconds_per_pass": release, "ratio": release / experiment,
+                     "meets_floor": bool(release / experiment <= FLOOR)})
+        print(f"{name} {shape} {problem.loss.name}: release {release * 1e3:.3f} ms/pass, experiment "
+              f"{experiment * 1e3:.3f}, {release / experiment:.2f}x", file=sys.stderr)
     return rows
 
 

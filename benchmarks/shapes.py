@@ -120,18 +120,26 @@ def benchmark(name, module, shape, problem, quick):
     return row
 
 
-def run(algorithms, quick):
-    """Rows for every shape, algorithm of ``algorithms`` and its problems."""
-    rows = []
+def cases(algorithms, quick):
+    """``(name, module, shape, problem)`` for every shape, algorithm of ``algorithms`` and its problems
+    (the first only with ``quick``)."""
     for shape, n, p, density in SHAPES:
         X = make_X(n, p, density)
         for name in algorithms:
             module = privcd.algorithms.ALGORITHMS[name]
             problems = PROBLEMS.get(name, PROBLEMS["default"])
             for loss, penalty, lam, unit_rows in problems[:1] if quick else problems:
-                rows.append(benchmark(name, module, shape, make_problem(X, loss, penalty, lam, unit_rows), quick))
-                print(f"{name} {shape} {n}x{p} {loss}: {rows[-1]['seconds_per_pass'] * 1e3:.3f} ms/pass, "
-                      f"{rows[-1]['ratio_to_bound']:.1f}x the bound", file=sys.stderr)
+                yield name, module, shape, make_problem(X, loss, penalty, lam, unit_rows)
+
+
+def run(algorithms, quick):
+    """Rows for every shape, algorithm of ``algorithms`` and its problems."""
+    rows = []
+    for name, module, shape, problem in cases(algorithms, quick):
+        rows.append(benchmark(name, module, shape, problem, quick))
+        print(f"{name} {shape} {problem.n_samples}x{problem.n_features} {problem.loss.name}: "
+              f"{rows[-1]['seconds_per_pass'] * 1e3:.3f} ms/pass, {rows[-1]['ratio_to_bound']:.1f}x the bound",
+              file=sys.stderr)
     return rows
 
 

@@ -15,46 +15,33 @@ DRAWS = 60_000
 
 
 @njit
-def _exp_hits(seed_rng, numerator, denominator, count):
+def _hits(rng, numerator, denominator, count, half_square):
+    """How many of ``count`` draws of ``bernoulli_exp`` (or ``bernoulli_exp_half_square``) are true."""
     hits = 0
     for _ in range(count):
-        hits += bernoulli_exp(seed_rng, numerator, denominator)
+        hits += (bernoulli_exp_half_square(rng, numerator, denominator) if half_square
+                 else bernoulli_exp(rng, numerator, denominator))
     return hits
 
 
 @njit
-def _half_square_hits(rng, numerator, denominator, count):
-    hits = 0
-    for _ in range(count):
-        hits += bernoulli_exp_half_square(rng, numerator, denominator)
-    return hits
-
-
-@njit
-def _laplace_draws(rng, t, count):
+def _draws(rng, parameter, count, gaussian):
+    """``count`` draws of ``discrete_gaussian(rng, s)`` (or ``discrete_laplace(rng, t)``)."""
     out = np.empty(count, dtype=np.int64)
     for i in range(count):
-        out[i] = discrete_laplace(rng, t)
-    return out
-
-
-@njit
-def _gaussian_draws(rng, s, count):
-    out = np.empty(count, dtype=np.int64)
-    for i in range(count):
-        out[i] = discrete_gaussian(rng, s)
+        out[i] = discrete_gaussian(rng, parameter) if gaussian else discrete_laplace(rng, parameter)
     return out
 
 
 @pytest.mark.parametrize("numerator, denominator", [(0, 1), (1, 3), (7, 7), (5, 2), (123_456_789, 2**33)])
 def test_bernoulli_exp_has_probability_exp_minus_the_ratio(numerator, denominator):
-    hits = _exp_hits(np.random.default_rng(1), numerator, denominator, DRAWS)
+    hits = _hits(np.random.default_rng(1), numerator, denominator, DRAWS, False)
     assert binomtest(hits, DRAWS, math.exp(-numerator / denominator)).pvalue > 1e-4
 
 
 @pytest.mark.parametrize("numerator, denominator", [(0, 5), (2, 3), (999, 1000)])
 def test_bernoulli_exp_half_square(numerator, denominator):
-    hits = _half_square_hits(np.random.default_rng(2), numerator, denominator, DRAWS)
+    hits = _hits(np.random.default_rng(2), numerator, denominator, DRAWS, True)
     assert binomtest(hits, DRAWS, math.exp(-(numerator / denominator) ** 2 / 2)).pvalue > 1e-4
 
 
@@ -86,14 +73,14 @@ def _gaussian_pmf(s):
 
 @pytest.mark.parametrize("t", [1, 3, 20])
 def test_discrete_laplace_has_its_law(t):
-    draws = _laplace_draws(np.random.default_rng(3), t, DRAWS)
+    draws = _draws(np.random.default_rng(3), t, DRAWS, False)
     assert _chi_square_pvalue(draws, _laplace_pmf(t)) > 1e-4
     assert _chi_square_pvalue(draws, _laplace_pmf(1.1 * t)) < 1e-4
 
 
 @pytest.mark.parametrize("s", [1, 4, 25])
 def test_discrete_gaussian_has_its_law(s):
-    draws = _gaussian_draws(np.random.default_rng(4), s, DRAWS)
+    draws = _draws(np.random.default_rng(4), s, DRAWS, True)
     assert _chi_square_pvalue(draws, _gaussian_pmf(s)) > 1e-4
     assert _chi_square_pvalue(draws, _gaussian_pmf(1.1 * s)) < 1e-4
 
@@ -101,6 +88,6 @@ def test_discrete_gaussian_has_its_law(s):
 def test_discrete_gaussian_at_the_largest_sigma_has_its_moments():
     """At ``MAX_SIGMA`` (products near the int64 limit) the mean is 0 and the variance s^2 (the
     discrete Gaussian's variance is within exp(-2 pi^2 s^2) of s^2, CKS 2020 Fact 18)."""
-    draws = _gaussian_draws(np.random.default_rng(5), MAX_SIGMA, 20_000).astype(float)
+    draws = _draws(np.random.default_rng(5), MAX_SIGMA, 20_000, True).astype(float)
     assert abs(draws.mean()) < 4.5 * MAX_SIGMA / math.sqrt(len(draws))
     assert abs(draws.var() / MAX_SIGMA**2 - 1) < 4.5 * math.sqrt(2 / len(draws))
