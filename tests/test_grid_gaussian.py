@@ -111,3 +111,17 @@ def test_a_dp_cd_release_uses_the_grid_noise_within_its_epsilon():
                           2.0 * release.info["thresholds"] / problem.n_samples / noise["grid_ratio"])
     calibration = calibrate(GaussianComposition(3 * 5), epsilon=1.0, delta=1e-6, accountant="exact")
     assert release.noise_multiplier == calibration.noise_multiplier
+
+
+def test_dp_skgds_uniform_sketch_releases_with_dp_cds_grid_noise():
+    """The uniform sketch is DP-CD (the same kernel): a release gets the same grid noise."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 4))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    problem = privcd.Problem(X, np.sign(X[:, 0]), "logistic", "l2", 1e-3, row_norm_bound=1.0)
+    arguments = dict(epsilon=1.0, delta=1e-6, passes=2, step=0.5, clip=1.0)
+    sketched = privcd.fit(problem, "dp-skgd", **arguments)
+    coordinate = privcd.fit(problem, "dp-cd", **arguments)
+    assert sketched.info["grid_noise"] == coordinate.info["grid_noise"]
+    assert np.array_equal(sketched.info["grid_spacing"], coordinate.info["grid_spacing"])
+    assert "grid_noise" not in privcd.fit(problem, "dp-skgd", sketch="full", **arguments).info

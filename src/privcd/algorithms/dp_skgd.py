@@ -65,6 +65,7 @@ coordinate_order : {"uniform", "permutation", "cyclic"}
     same (Theorem 7 composes the T releases whichever coordinate each takes). The other sketches
     draw their blocks from their distribution and accept only ``"uniform"``.
 """
+import dataclasses
 from dataclasses import dataclass
 
 import numba
@@ -73,10 +74,12 @@ import numpy as np
 from privcd.algorithms.base import Plan, check_checkpoints, checkpoints_for, kernel_rng
 from privcd.privacy.mechanisms import check_accountant
 from privcd.algorithms.kernel_clock import launch
-from privcd.algorithms.dp_cd import calibrate_releases, coordinate_order_code, coordinate_parameters, iteration_count
+from privcd.algorithms.dp_cd import (calibrate_releases, coordinate_order_code, coordinate_parameters, iteration_count,
+                                    release_noise)
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
 from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
 from privcd.kernels.layout import column_arrays
+from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice, check_positive_int
 
 NAME = "dp-skgd"
@@ -233,7 +236,9 @@ def kernel_arrays(problem, plan):
 
 def run(problem, plan, seed):
     """Run the :func:`privcd.kernels.dp_skgd.dp_skgd` kernel from w = 0; the uniform sketch runs
-    :func:`privcd.kernels.dp_cd.dp_cd` itself (the same compiled loop, so DP-CD's bits by construction).
+    :func:`privcd.kernels.dp_cd.dp_cd` itself (the same compiled loop, so DP-CD's bits by construction,
+    and as a private release DP-CD's grid noise, :func:`privcd.algorithms.dp_cd.release_noise`; the
+    block sketches' release noise is still floating point).
 
     Returns ``(w, snapshots, facts)``, ``facts`` the arrays of :func:`kernel_arrays` but the step
     sizes and the inclusion probabilities p_j (``E|S| / p`` each but for the importance sketch),
@@ -246,10 +251,16 @@ def run(problem, plan, seed):
     facts = {"thresholds": thresholds, "noise_std": noise_std, "noise_weights": noise_weights,
              "probabilities": probabilities}
     if k["sketch"] == SKETCH_UNIFORM:
+        sigma_units = 0  # an experiment's normals
+        if isinstance(seed, ReleaseSeed) and k["noise_multiplier"] > 0:  # a release: DP-CD's grid noise
+            noise_std, noise = release_noise(problem, plan, thresholds)
+            sigma_units = noise.sigma_units
+            facts.update(noise_std=noise_std * sigma_units, grid_spacing=noise_std,
+                         grid_noise=dataclasses.asdict(noise))
         w, snapshots = launch(dp_cd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                              problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, k["inner"],
                              plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), k["order"],
-                             numba.get_num_threads() > 1, 0)  # also starts numba's threading layer; 0: normals
+                             numba.get_num_threads() > 1, sigma_units)  # also starts numba's threading layer
     else:
         w, snapshots = launch(dp_skgd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                                problem.lam, k["sketch"], k["tau"], k["probabilities"], step_sizes, thresholds,
