@@ -178,3 +178,16 @@ def test_the_audit_study_checks_its_config_and_its_claims():
     rows[0]["epsilon_lower"] = 1.01
     with pytest.raises(AssertionError, match="dp-cd at epsilon=1: epsilon_lower=1.01"):
         check_claims(frame(rows))
+
+
+def test_the_summary_names_claim_bound_and_ratio():
+    """Each audit's row says which column is the claim, which the lower bound and which their ratio."""
+    from privcd.auditing.study import frame, result_row, summary_table
+    result = audit("dp-cd", epsilon=1.0, delta=1e-5, runs=2000, seed=0)
+    table = summary_table(frame([result_row("dp-cd", 1.0, 0, result)]))
+    assert list(table.columns) == ["variant", "sound", "target epsilon", "claim (achieved epsilon)", "lower bound",
+                                   "lower bound / claim", "runs a side", "seconds"]
+    row = table.iloc[0]
+    assert row["claim (achieved epsilon)"] == round(result.epsilon, 3)
+    assert row["lower bound"] == round(result.epsilon_lower, 3)
+    assert row["lower bound / claim"] == round(result.epsilon_lower / result.epsilon, 3)

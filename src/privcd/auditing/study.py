@@ -79,11 +79,18 @@ def check_claims(table):
                              + "\n  ".join(lines))
 
 
+SUMMARY_COLUMNS = {"label": "variant", "sound": "sound", "target_epsilon": "target epsilon",
+                   "epsilon": "claim (achieved epsilon)", "epsilon_lower": "lower bound",
+                   "ratio": "lower bound / claim", "runs": "runs a side", "seconds": "seconds"}
+
+
 def summary_table(table):
-    """One row per variant, one column per target epsilon: ``epsilon_lower / epsilon``."""
-    pivot = table.pivot_table(index=["label", "sound"], columns="target_epsilon", values="ratio", sort=False)
-    pivot.columns = [f"eps {epsilon:g}" for epsilon in pivot.columns]
-    return pivot.reset_index().round(3)
+    """One row per audit, columns named for what they hold (:data:`SUMMARY_COLUMNS`): the claim, the
+    audit's lower bound on epsilon and their ratio, runs a side and seconds; by variant, then
+    target epsilon."""
+    rows = table.sort_values(["label", "target_epsilon"], kind="stable")[list(SUMMARY_COLUMNS)]
+    rows = rows.rename(columns=SUMMARY_COLUMNS).reset_index(drop=True)
+    return rows.round({"claim (achieved epsilon)": 3, "lower bound": 3, "lower bound / claim": 3, "seconds": 1})
 
 
 def frame(rows):
