@@ -1,4 +1,5 @@
 """Generic tests every registered algorithm must pass (adding an algorithm adds it here)."""
+import math
 import dataclasses
 import json
 import os
@@ -250,3 +251,19 @@ def test_every_option_value_is_checked_without_data(name, monkeypatch):
             module.check_options({**module.OPTIONS, option: bad})
         with pytest.raises(ValueError, match=f"{option}={bad!r}"):
             privcd.fit(problem, name, epsilon=1.0, delta=1e-5, seed=0, **HYPER, **{**options, option: bad})
+
+
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_the_noise_key_controls_the_noise_and_not_the_claim(name):
+    """``NOISE_KEY`` is what the kernel's noise scales with (privcd.audit's mutants): plans with their
+    noise scaled by 1e-9 and by 1e-12 run alike (the same draws, almost no noise) and far from the
+    plan itself, and the calibration (the claim) is unchanged."""
+    from privcd.algorithms.base import with_noise_factor
+    from privcd.fit import prepare
+    problem, options = case(name)
+    module, _, _, plan = prepare(problem, name, epsilon=1.0, delta=1e-5, **HYPER, **options)
+    quiet, quieter = (with_noise_factor(module, plan, factor) for factor in (1e-9, 1e-12))
+    assert quiet.calibration == quieter.calibration == plan.calibration
+    w_quiet, w_quieter, w_noisy = (module.run(problem, p, 3)[0] for p in (quiet, quieter, plan))
+    assert np.allclose(w_quiet, w_quieter, rtol=0, atol=1e-6)
+    assert not np.allclose(w_noisy, w_quieter, rtol=0, atol=1e-3)

@@ -14,6 +14,10 @@ An algorithm module defines
     whether its plan calibrates all its privacy through ``settings.calibrations`` (so that
     :class:`privcd.privacy.JointRelease` makes several of its runs one release, as the
     one-vs-rest estimators do; the others' runs are composed by their caller);
+``NOISE_KEY`` : (str, int)
+    the ``plan.kernel`` entry that sets the noise and its power: the noise scales as
+    ``kernel[key] ** power`` (1: a noise multiplier or standard deviation; -1: a per-step epsilon),
+    read by :func:`with_noise_factor` (the under-noised mutants of :func:`privcd.audit`);
 ``check_options(options)``
     the checks of the option values that need no data (``ValueError`` naming a bad value), run by
     :func:`privcd.fit` before the plan and by the workflow's config reader on every grid value;
@@ -41,7 +45,7 @@ and may define, to make runs that share their random draws in one kernel call
 
 :func:`privcd.fit` does the rest (checks, timing, evaluation of the objective at checkpoints).
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -203,3 +207,12 @@ def coordinate_step_sizes(M, step):
     out = np.zeros_like(M)
     np.divide(step, M, out=out, where=M > 0)
     return out
+
+
+def with_noise_factor(module, plan, factor):
+    """``plan`` with its noise multiplied by ``factor`` (the module's ``NOISE_KEY``) and its claim, the
+    calibration, unchanged: a mutant that :func:`privcd.audit` should catch when ``factor < 1``."""
+    key, power = module.NOISE_KEY
+    if key not in plan.kernel:
+        raise ValueError(f"{module.NAME}: NOISE_KEY {key!r} is not in its plan's kernel settings {sorted(plan.kernel)}")
+    return replace(plan, kernel={**plan.kernel, key: plan.kernel[key] * factor ** power})

@@ -74,6 +74,7 @@ NAME = "dp-cd"
 OPTIONS = {"inner_iterations": None, "accountant": "exact", "checkpoints": None, "smoothness": "public",
            "smoothness_budget": 0.1, "coordinate_order": "uniform"}
 JOINT_RELEASE = True  # the optimisation's Gaussian releases (DP-CD-P's constants are its own Laplace release)
+NOISE_KEY = ("noise_multiplier", 1)  # plan.kernel entry the noise is proportional to (privcd.audit's mutants)
 SMOOTHNESS_FROM_PROBLEM = {"smoothness": "public"}  # DP-CD-P ("private") estimates its own M_j
 SMOOTHNESS = ("public", "private")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on

@@ -85,6 +85,7 @@ from privcd.validation import check_choice
 NAME = "dp-gcd"
 OPTIONS = {"rule": None, "accountant": "pld", "checkpoints": None}
 JOINT_RELEASE = False  # its per-step budget comes from a composition theorem, not a store
+NOISE_KEY = ("epsilon_per_mechanism", -1)  # the Laplace scales are inversely proportional to it
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, greedy selection
 RULES = {"algorithm-1": RULE_ALGORITHM_1, "gs-s": RULE_GS_S, "gs-r": RULE_GS_R, "gs-q": RULE_GS_Q}
 ACCOUNTANTS = ("pld", "advanced-composition")

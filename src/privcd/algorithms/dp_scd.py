@@ -120,6 +120,7 @@ NAME = "dp-scd"
 OPTIONS = {"batch_size": 100, "box": 1e-4, "update_from": "noisy", "noise": None, "accountant": None,
            "row_norm_bound": None, "checkpoints": None}
 JOINT_RELEASE = True
+NOISE_KEY = ("noise_std", 1)  # plan.kernel entry the noise is proportional to
 SMOOTHNESS_FROM_PROBLEM = None  # the dual method steps with the row norm bound 1, not M or beta
 LOSSES = ("squared", "logistic", "hinge")
 SAMPLING = "without-replacement"

@@ -44,6 +44,7 @@ from privcd.validation import check_choice, check_positive_int
 NAME = "dp-sgd"
 OPTIONS = {"batch_size": 1, "accountant": "pld", "sampling": "without-replacement", "checkpoints": None}
 JOINT_RELEASE = True
+NOISE_KEY = ("noise_std", 1)  # plan.kernel entry the noise is proportional to
 SMOOTHNESS_FROM_PROBLEM = {}  # beta: the step size step / beta (for a smooth loss)
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
 ACCOUNTANTS = ("pld", "rdp")

@@ -86,6 +86,7 @@ NAME = "dp-skgd"
 OPTIONS = {"sketch": "uniform", "tau": None, "probabilities": None, "noise": "isotropic",
            "inner_iterations": None, "accountant": "exact", "checkpoints": None, "coordinate_order": "uniform"}
 JOINT_RELEASE = True
+NOISE_KEY = ("noise_multiplier", 1)  # plan.kernel entry the noise is proportional to
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, importance sketch probabilities
 SKETCHES = {"uniform": SKETCH_UNIFORM, "tau-nice": SKETCH_TAU_NICE, "importance": SKETCH_IMPORTANCE,
             "full": SKETCH_FULL}

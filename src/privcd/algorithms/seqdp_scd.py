@@ -28,6 +28,7 @@ from privcd.algorithms import dp_scd
 NAME = "seqdp-scd"
 OPTIONS = dict(dp_scd.OPTIONS)
 JOINT_RELEASE = True  # DP-SCD's plan
+NOISE_KEY = dp_scd.NOISE_KEY  # DP-SCD's plan
 SMOOTHNESS_FROM_PROBLEM = None  # as DP-SCD
 ACCOUNTANTS = dp_scd.ACCOUNTANTS  # as DP-SCD (its noise models and accountants)
 check_options = dp_scd.check_options  # as DP-SCD

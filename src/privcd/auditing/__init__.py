@@ -13,12 +13,13 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from privcd.algorithms.base import with_noise_factor
 from privcd.auditing.bounds import ErrorCounts, best_threshold, count_errors, epsilon_lower_bound
 from privcd.auditing.canaries import PAIRS, canary_pair
 from privcd.auditing.variants import SOUND, UNSOUND, VARIANTS, Variant
 from privcd.fit import prepare
 from privcd.privacy.reuse import CalibrationStore
-from privcd.validation import check_number, check_positive_int, check_seed
+from privcd.validation import check_number, check_positive, check_positive_int, check_seed
 
 __all__ = ["PAIRS", "SOUND", "UNSOUND", "VARIANTS", "AuditResult", "ErrorCounts", "Variant", "audit"]
 
@@ -59,7 +60,7 @@ class AuditResult:
     seconds: float
 
 
-def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, **options):
+def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, noise_factor=1.0, **options):
     """Audit ``algorithm`` at (epsilon, delta): run it ``runs`` times on each of D and D'
     (:func:`privcd.auditing.canaries.canary_pair`), choose the threshold of the test "D if score >
     threshold" on the first :data:`SELECTION_SHARE` of the runs, and bound epsilon from the test's
@@ -77,6 +78,10 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, **op
         Seeds of the runs: run i on D has seed ``seed + 2 i``, on D' ``seed + 2 i + 1``.
     confidence : float in (0, 1)
         Probability with which ``epsilon_lower`` is a lower bound.
+    noise_factor : float > 0
+        Audit a mutant whose noise is ``noise_factor`` times the calibrated noise while its claim
+        stays the calibrated (epsilon, delta) (:func:`privcd.algorithms.base.with_noise_factor`):
+        below 1 an under-noised variant, which a strong enough audit catches (bound above claim).
     **options
         Options of the algorithm and of the audited run (``passes``, ``step``, ``clip``), over the
         design's defaults.
@@ -91,6 +96,7 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, **op
         raise ValueError(f"runs={runs}: an audit needs at least 10 runs on each dataset")
     seed = check_seed(seed)
     confidence = check_number("confidence", confidence, low=0.0, high=1.0)
+    noise_factor = check_positive("noise_factor", noise_factor)
     pair = canary_pair(algorithm, options)
     scores, calibrations = [], CalibrationStore()  # D and D' have the same calibration: computed once
     threads = numba.get_num_threads()
@@ -99,6 +105,8 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, **op
         for offset, problem in enumerate((pair.inside, pair.outside)):
             module, _, _, plan = prepare(problem, algorithm, epsilon=epsilon, delta=delta,
                                          calibrations=calibrations, **pair.arguments)
+            if noise_factor != 1.0:
+                plan = with_noise_factor(module, plan, noise_factor)
             scores.append(np.array([pair.score(module, problem, plan, seed + 2 * index + offset)
                                     for index in range(runs)]))
     finally:
