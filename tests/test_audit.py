@@ -10,7 +10,9 @@ from privcd.algorithms import ALGORITHMS, dp_cd
 from privcd.auditing import PAIRS, SOUND, UNSOUND, VARIANTS, audit
 from privcd.auditing.bounds import (
     ErrorCounts, best_threshold, clopper_pearson_upper, count_errors, epsilon_from_rates, epsilon_lower_bound,
+    mu_from_rates,
 )
+from privcd.auditing import bounds
 from privcd.auditing.canaries import canary_pair
 from privcd.fit import prepare
 
@@ -101,12 +103,37 @@ def test_the_canary_pairs_are_replace_one_neighbours():
         assert np.count_nonzero(pair.inside.y != pair.outside.y) == 1
 
 
-@pytest.mark.parametrize("algorithm", ["dp-cd", "dp-sgd"])
-def test_the_audits_of_dp_cd_and_full_batch_dp_sgd_reach_half_the_claim(algorithm):
-    """Issue 21's power: at (2, 1e-5) with the default runs, epsilon_lower >= 1.0 (the time, under
-    2 minutes, is measured by `python -m benchmarks --only audit`)."""
-    result = audit(algorithm, epsilon=2.0, delta=1e-5)
-    assert 1.0 <= result.epsilon_lower <= result.epsilon
+GAUSSIAN_FAMILIES = [("dp-cd", {}), ("dp-sgd", {}), ("dp-skgd", {})]
+
+
+@pytest.mark.parametrize("algorithm, options", GAUSSIAN_FAMILIES)
+def test_gaussian_claims_are_audited_to_nine_tenths(algorithm, options):
+    """Issue 35's floor: T composed Gaussians are audited through mu (the Gaussian statistic); at
+    (2, 1e-5) with the default 100,000 runs a side the bound is at least 0.9 of the claim and at most
+    the claim (measured 0.964, 0.937 and 0.943)."""
+    result = audit(algorithm, epsilon=2.0, delta=1e-5, **options)
+    assert result.statistic == "gaussian" and result.mu_lower <= result.mu
+    assert 0.9 * result.epsilon <= result.epsilon_lower <= result.epsilon
+
+
+@pytest.mark.parametrize("algorithm, options", GAUSSIAN_FAMILIES)
+def test_a_mutant_with_a_sixth_less_noise_is_caught(algorithm, options):
+    """``noise_factor = 1 / 1.2`` with the calibrated claim: the bound exceeds the claim (measured at
+    (2, 1e-5): 2.37, 2.32 and 2.33 against 2.00)."""
+    result = audit(algorithm, epsilon=2.0, delta=1e-5, noise_factor=1 / 1.2, **options)
+    assert result.epsilon_lower > result.epsilon and result.mu_lower > result.mu
+
+
+def test_mu_from_rates_inverts_the_gaussian_trade_off():
+    """The rates of the Gaussian test at threshold t, ``FPR = Phi(-t)`` and ``FNR = Phi(t - mu)``, give
+    back mu; rates a test cannot beat (FPR + FNR >= 1) give 0."""
+    for mu in (0.2, 1.0, 3.0):
+        for t in (-1.0, 0.3, 2.0):
+            assert mu_from_rates(stats.norm.cdf(-t), stats.norm.cdf(t - mu)) == pytest.approx(mu, rel=1e-9)
+    assert mu_from_rates(0.6, 0.5) == 0.0
+    assert bounds.gaussian_epsilon(0.0, 1e-5) == 0.0
+    for mu in (0.3, 1.0, 2.5):  # against this module's independent root of Balle and Wang's delta
+        assert bounds.gaussian_epsilon(mu, 1e-5) == pytest.approx(gaussian_epsilon(mu, 1e-5), rel=1e-3)
 
 
 def test_the_audit_catches_noise_scaled_by_a_quarter(monkeypatch):
@@ -186,21 +213,11 @@ def test_the_summary_names_claim_bound_and_ratio():
     result = audit("dp-cd", epsilon=1.0, delta=1e-5, runs=2000, seed=0)
     table = summary_table(frame([result_row("dp-cd", 1.0, 0, result)]))
     assert list(table.columns) == ["variant", "sound", "target epsilon", "claim (achieved epsilon)", "lower bound",
-                                   "lower bound / claim", "runs a side", "seconds"]
+                                   "lower bound / claim", "statistic", "runs a side", "seconds"]
     row = table.iloc[0]
     assert row["claim (achieved epsilon)"] == round(result.epsilon, 3)
     assert row["lower bound"] == round(result.epsilon_lower, 3)
     assert row["lower bound / claim"] == round(result.epsilon_lower / result.epsilon, 3)
-
-
-def test_a_half_noise_mutant_is_caught_and_the_calibrated_run_is_not():
-    """``noise_factor``: DP-CD with half its calibrated noise, claiming epsilon 1.5, gives a lower
-    bound above the claim (measured: 1.82 with 50,000 runs a side); with its full noise, below it."""
-    mutant = audit("dp-cd", epsilon=1.5, delta=1e-5, runs=50_000, seed=0, noise_factor=0.5)
-    sound = audit("dp-cd", epsilon=1.5, delta=1e-5, runs=50_000, seed=0)
-    assert mutant.epsilon == sound.epsilon  # the claim stays the calibrated one
-    assert mutant.epsilon_lower > mutant.epsilon
-    assert sound.epsilon_lower < sound.epsilon
 
 
 def test_a_noise_factor_must_be_positive():

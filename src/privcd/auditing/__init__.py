@@ -6,7 +6,13 @@ as the mechanism allows (:mod:`privcd.auditing.canaries`), scores each released 
 error rates of the best threshold test into a lower bound on epsilon that holds with the given
 confidence (:mod:`privcd.auditing.bounds`). A bound above the claimed epsilon is a privacy bug: the
 noise the kernels really add, with the clipping they really apply, does not deliver the claim.
+
+Where the claim is a Gaussian trade-off curve (:func:`claimed_mu`: T composed Gaussian releases,
+DP-CD, DP-SkGD and full-batch DP-SGD), the test bounds mu instead, and the bound on epsilon is
+that of the mu bound at the claimed delta (``statistic = "gaussian"``); elsewhere it bounds
+epsilon at delta directly (``"approximate-dp"``).
 """
+import math
 import time
 from dataclasses import dataclass
 
@@ -14,10 +20,12 @@ import numba
 import numpy as np
 
 from privcd.algorithms.base import with_noise_factor
-from privcd.auditing.bounds import ErrorCounts, best_threshold, count_errors, epsilon_lower_bound
+from privcd.auditing.bounds import (ErrorCounts, best_threshold, count_errors, epsilon_lower_bound, gaussian_epsilon,
+                                    mu_lower_bound)
 from privcd.auditing.canaries import PAIRS, canary_pair
 from privcd.auditing.variants import SOUND, UNSOUND, VARIANTS, Variant
 from privcd.fit import prepare
+from privcd.privacy.mechanisms import GaussianComposition, SubsampledGaussian
 from privcd.privacy.reuse import CalibrationStore
 from privcd.validation import check_number, check_positive, check_positive_int, check_seed
 
@@ -47,6 +55,10 @@ class AuditResult:
         The test on the bound's split: its threshold, runs and errors.
     seconds : float
         Wall time of the audit.
+    statistic : {"gaussian", "approximate-dp"}
+        What the test bounded: mu of a Gaussian claim, or epsilon at delta.
+    mu, mu_lower : float or None
+        A Gaussian claim's mu and the audit's lower bound on it (None for the others).
     """
 
     algorithm: str
@@ -58,6 +70,22 @@ class AuditResult:
     runs: int
     counts: ErrorCounts
     seconds: float
+    statistic: str = "approximate-dp"
+    mu: float | None = None
+    mu_lower: float | None = None
+
+
+def claimed_mu(calibration):
+    """The mu of a Gaussian claim: ``sqrt(T) / z`` for T composed Gaussian releases of multiplier z
+    (a :class:`~privcd.privacy.mechanisms.GaussianComposition`, or a subsampled Gaussian whose batch
+    is every record), which is mu-GDP (Dong, Roth and Su 2022, Corollary 3.3); None otherwise."""
+    mechanism = calibration.mechanism
+    if calibration.noise_multiplier <= 0 or mechanism is None:
+        return None
+    full_batch = isinstance(mechanism, SubsampledGaussian) and mechanism.batch_size == mechanism.n
+    if isinstance(mechanism, GaussianComposition) or full_batch:
+        return math.sqrt(mechanism.steps) / calibration.noise_multiplier
+    return None
 
 
 def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, noise_factor=1.0, **options):
@@ -113,10 +141,16 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
         numba.set_num_threads(threads)
     inside, outside = scores
     selection = max(1, int(SELECTION_SHARE * runs))
-    threshold = best_threshold(inside[:selection], outside[:selection], plan.calibration.delta, confidence)
+    delta, mu = plan.calibration.delta, claimed_mu(plan.calibration)
+    threshold = best_threshold(inside[:selection], outside[:selection], delta, confidence, gaussian=mu is not None)
     counts = count_errors(inside[selection:], outside[selection:], threshold)
+    if mu is None:
+        statistic, mu_lower, epsilon_lower = "approximate-dp", None, epsilon_lower_bound(counts, delta, confidence)
+    else:
+        mu_lower = mu_lower_bound(counts, confidence)
+        statistic, epsilon_lower = "gaussian", gaussian_epsilon(mu_lower, delta)
     return AuditResult(
         algorithm=algorithm, options={key: value for key, value in pair.arguments.items()},
-        epsilon=plan.calibration.epsilon, delta=plan.calibration.delta,
-        epsilon_lower=epsilon_lower_bound(counts, plan.calibration.delta, confidence), confidence=confidence,
-        runs=runs, counts=counts, seconds=time.perf_counter() - start)
+        epsilon=plan.calibration.epsilon, delta=delta, epsilon_lower=epsilon_lower, confidence=confidence,
+        runs=runs, counts=counts, seconds=time.perf_counter() - start, statistic=statistic, mu=mu,
+        mu_lower=mu_lower)

@@ -14,6 +14,16 @@ bounds, each at level ``1 - alpha / 2``: with probability at least ``1 - alpha``
 hold, and then so does the bound on epsilon, which only grows as the rates shrink. The test's
 threshold must not depend on the runs the bound uses: :func:`best_threshold` picks it on a
 separate split.
+
+Gaussian claims. A mechanism whose claim is a Gaussian trade-off curve, mu-GDP (Dong, Roth and Su
+2022: every test has ``FNR >= Phi(Phi^-1(1 - FPR) - mu)``; DP-CD's T Gaussian releases, full-batch
+DP-SGD's), is contradicted by a test whose rates give ``Phi^-1(1 - FPR) - Phi^-1(FNR) > mu``
+(:func:`mu_from_rates`, symmetric in the two rates). With the rates' Clopper-Pearson upper bounds
+this is a lower bound on mu with probability ``confidence`` (:func:`mu_lower_bound`), which
+:func:`gaussian_epsilon` converts to epsilon at the claimed delta (the epsilon of a mu-GDP
+mechanism, Dong, Roth and Su 2022, Corollary 2.13), as Nasr et al. 2023 ("Tight auditing of
+differentially private machine learning", Section 4) do: one test at moderate rates then bounds
+the whole curve, where the (epsilon, delta) bound above needs rates near delta.
 """
 import math
 from dataclasses import dataclass
@@ -74,9 +84,33 @@ def epsilon_lower_bound(counts, delta, confidence):
                               clopper_pearson_upper(counts.false_negatives, counts.inside_runs, level), delta)
 
 
-def best_threshold(inside, outside, delta, confidence):
-    """The threshold whose test gives the largest :func:`epsilon_lower_bound` on these scores, among
-    :data:`CANDIDATE_THRESHOLDS` quantiles of them (run it on a split the final bound does not use)."""
+def mu_from_rates(false_positive_rate, false_negative_rate):
+    """The largest mu whose mu-GDP the two rates contradict (module docstring), 0 when none:
+    ``Phi^-1(1 - FPR) - Phi^-1(FNR)`` (arrays allowed)."""
+    mu = stats.norm.isf(false_positive_rate) - stats.norm.ppf(false_negative_rate)
+    return np.maximum(mu, 0.0) if np.ndim(mu) else max(float(mu), 0.0)
+
+
+def mu_lower_bound(counts, confidence):
+    """The lower bound on mu that ``counts`` give with probability ``confidence`` (each rate's
+    Clopper-Pearson upper bound at level ``1 - (1 - confidence) / 2``)."""
+    level = 1.0 - (1.0 - confidence) / 2.0
+    return mu_from_rates(clopper_pearson_upper(counts.false_positives, counts.outside_runs, level),
+                         clopper_pearson_upper(counts.false_negatives, counts.inside_runs, level))
+
+
+def gaussian_epsilon(mu, delta):
+    """The epsilon at ``delta`` of a mu-GDP mechanism (0 for mu = 0)."""
+    if mu <= 0.0:
+        return 0.0
+    import dp_accounting
+    return float(dp_accounting.get_epsilon_gaussian(1.0 / mu, delta))
+
+
+def best_threshold(inside, outside, delta, confidence, gaussian=False):
+    """The threshold whose test gives the largest :func:`epsilon_lower_bound` (``gaussian``: the
+    largest :func:`mu_lower_bound`) on these scores, among :data:`CANDIDATE_THRESHOLDS` quantiles of
+    them (run it on a split the final bound does not use)."""
     inside, outside = np.sort(inside), np.sort(outside)
     candidates = np.unique(np.quantile(np.concatenate([inside, outside]), np.linspace(0.0, 1.0, CANDIDATE_THRESHOLDS)))
     false_negatives = np.searchsorted(inside, candidates, side="right")
@@ -85,5 +119,8 @@ def best_threshold(inside, outside, delta, confidence):
     fpr = clopper_pearson_upper(false_positives, outside.size, level)
     fnr = clopper_pearson_upper(false_negatives, inside.size, level)
     with np.errstate(divide="ignore", invalid="ignore"):
-        scores = np.fmax(np.log((1.0 - delta - fpr) / fnr), np.log((1.0 - delta - fnr) / fpr))
+        if gaussian:
+            scores = mu_from_rates(fpr, fnr)
+        else:
+            scores = np.fmax(np.log((1.0 - delta - fpr) / fnr), np.log((1.0 - delta - fnr) / fpr))
     return float(candidates[int(np.nanargmax(np.where(np.isfinite(scores), scores, -np.inf)))])

@@ -17,7 +17,8 @@ from privcd.validation import check_number, check_positive, check_positive_int
 
 DEFAULTS = {"epsilons": [0.5, 1.0, 2.0, 4.0, 8.0], "delta": 1e-5, "runs": DEFAULT_RUNS, "variants": sorted(VARIANTS)}
 COLUMNS = ["variant", "label", "algorithm", "sound", "target_epsilon", "epsilon", "delta", "epsilon_lower",
-           "ratio", "runs", "threshold", "false_negatives", "false_positives", "seed", "seconds"]
+           "ratio", "statistic", "mu", "mu_lower", "runs", "threshold", "false_negatives", "false_positives", "seed",
+           "seconds"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def result_row(variant, target_epsilon, seed, result):
     return {"variant": variant, "label": entry.label, "algorithm": entry.algorithm, "sound": variant in SOUND,
             "target_epsilon": float(target_epsilon), "epsilon": result.epsilon, "delta": result.delta,
             "epsilon_lower": result.epsilon_lower, "ratio": result.epsilon_lower / result.epsilon,
-            "runs": result.runs, "threshold": counts.threshold, "false_negatives": counts.false_negatives,
+            "statistic": result.statistic, "mu": result.mu, "mu_lower": result.mu_lower, "runs": result.runs, "threshold": counts.threshold, "false_negatives": counts.false_negatives,
             "false_positives": counts.false_positives, "seed": seed, "seconds": result.seconds}
 
 
@@ -81,7 +82,8 @@ def check_claims(table):
 
 SUMMARY_COLUMNS = {"label": "variant", "sound": "sound", "target_epsilon": "target epsilon",
                    "epsilon": "claim (achieved epsilon)", "epsilon_lower": "lower bound",
-                   "ratio": "lower bound / claim", "runs": "runs a side", "seconds": "seconds"}
+                   "ratio": "lower bound / claim", "statistic": "statistic", "runs": "runs a side",
+                   "seconds": "seconds"}
 
 
 def summary_table(table):
