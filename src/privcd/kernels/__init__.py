@@ -5,8 +5,8 @@ Randomness and vectorisation. DP-SGD, DP-SCD and SEQDP-SCD draw from counter-bas
 SIMD loops, ahead of the steps that use them, and replayed by numpy twins) with Box-Muller normals
 (`gaussian.py`, on the branch-free `log`, `sin`/`cos` of `numerics/elementary.py`); DP-SGD draws the
 normals of wide rows (p >= 255) for a block of steps with all of numba's threads (the same bits
-whatever their number: 1,000 x 1,000 at 3.5 ms a pass with 2 threads, 5.5-6.6 with one;
-`numba.set_num_threads` limits them, as the workflow's jobs do to their `threads`). DP-CD, DP-GCD
+whatever their number; `numba.set_num_threads` limits them, as the workflow's jobs do to their
+`threads`). DP-CD, DP-GCD
 and DP-SkGD still draw from the run's numpy `Generator` (PCG64). The logistic loss uses the branch-
 free `exp` of `numerics/elementary.py` (within 1 ulp), so the per-sample loops vectorise;
 `numerics/bits.py` holds the float/integer bit casts these need. The coordinate methods' sums over
@@ -14,11 +14,10 @@ samples (DP-CD, DP-SkGD; `partial_sums.py`) run in one order fixed in the source
 on, 8 row blocks whose totals are added in block order (one block below), in a block 32 partial sums
 by row modulo 32 combined by a fixed tree, in a SIMD loop without fast-math. The blocks depend on n
 only, so a single DP-CD or DP-SkGD fit on dense X of 8,192 samples or more sums them on all of
-numba's threads with the same bits (20,640 x 8 logistic: 0.22 to 0.14 ms a pass with 2 threads), and
-DP-GCD's fit shares each iteration's derivatives and gradient columns among them (1,000 x 1,000:
-0.47 to 0.25 ms an iteration). A run has the same bits dense or sparse, alone or in lockstep, on any
-number of threads, and compiled in its process or loaded from numba's disk cache (a fast-math sum,
-whose order LLVM chose again in each caller's module, made DP-CD's dense squared-loss runs differ in
-the last bits between a cold and a warm cache before 4d8fd89; `tests/test_algorithms.py` runs every
+numba's threads with the same bits, and DP-GCD's fit shares each iteration's derivatives and
+gradient columns among them (timings: benchmarks/README.md, *Measurements behind the kernels'
+design*). A run has the same bits dense or sparse, alone or in lockstep, on any
+number of threads, and compiled in its process or loaded from numba's disk cache (no fast-math sum,
+whose order LLVM would choose again in each caller's module; `tests/test_algorithms.py` runs every
 algorithm from both).
 """

@@ -15,12 +15,8 @@ with the same seed visit the same coordinates with the same normals, and
 thresholds and noise scales in lockstep. Both kernels draw them a block of
 :data:`BLOCK_ITERATIONS` iterations ahead (:func:`draw_block`, the same numbers in the same
 order), so that on sparse X a step can request the columns of the steps after it
-(:mod:`privcd.kernels.prefetch`). Drawing one iteration at a time instead (which also stops the
-prefetch) makes a pass 2.1-2.4x as long on the sparse 800 x 100,000 and 1.5x on dense 1,000 x 1,000
-squared (`python -m benchmarks shapes`, 2026-11-26, numba 0.68.1 on a 2-core AMD EPYC, medians of
-10 runs). On 800 x 100,000 at 1% (8 entries a column, one thread) a
-step of :func:`dp_cd` took 327 ns at 1dcb6a7 (squared loss; logistic 349) and 114 now (194), and a
-step of :func:`~privcd.kernels.dp_cd_many.dp_cd_many` with 32 configurations 894 then and 621 now (1,199 and 895).
+(:mod:`privcd.kernels.prefetch`); drawing one iteration at a time instead (which also stops the
+prefetch) makes a pass about twice as long on sparse X (benchmarks/README.md, *Measurements behind the kernels' design*).
 """
 import numpy as np
 from numba import njit
@@ -211,9 +207,7 @@ def _solo_steps(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, pe
 
     Called with a literal ``is_sparse``: with a runtime flag, the loop kept numba's reference
     counts of the dozen arrays :func:`coordinate_update` takes (two atomic operations an array a
-    step, 37% of a step's samples on 800 x 1,000 sparse squared loss, numba 0.59). Re-measured as
-    above (2026-11-26): one call with runtime flags costs 9-12% on the sparse 800 x 100,000 squared
-    loss (16.7 to 18.2 ms a pass) and nothing measurable on the other shapes. On sparse X each step
+    step; benchmarks/README.md, *Measurements behind the kernels' design*). On sparse X each step
     requests the column and parameters :data:`~privcd.kernels.prefetch.DISTANCE` steps ahead; on
     dense X of several row blocks (literal ``threaded``), numba's threads share each step's sum."""
     averaging = inner > 0

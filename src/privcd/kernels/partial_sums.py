@@ -25,18 +25,13 @@ sums to the bits of its dense twin.
 Dense loops write ``ring[i + 32] = ring[i] + t_i`` after ``ring[:32] = 0``: a dependence at
 distance 32, which LLVM vectorises like an elementwise loop (4 lanes apart by 8 vectors), and
 afterwards ``ring[n + k]`` holds ``S_{(n + k) mod 32}``. The ring costs one store a term, and LLVM
-runs the loop one vector at a time (a reduction it interleaved four deep): DP-CD's lagged clipped
-sum (``benchmarks/bounds.py``, one run each, 2026-11-24) went from 0.50 to 0.65 ns a sample on
-20,640 x 8 and from 0.35 to 0.61 on 1,000 x 1,000 for the squared loss, from 2.44 to 2.99 and 2.51
-to 3.09 for the logistic loss.
+runs the loop one vector at a time (a reduction it interleaved four deep), a cost the same bits on
+every path are worth (benchmarks/README.md, *Measurements behind the kernels' design*).
 
 The fixed order exists for the same bits on every path; the row blocks also buy speed, since a
-single fit sums them on numba's threads (`python -m benchmarks shapes`, 2026-11-26, numba 0.68.1 on
-a 2-core AMD EPYC, medians of 10 runs): forced to one block (one thread), a pass of DP-CD and
-DP-SkGD takes 52-114% longer on 20,640 x 8 and 45,312 x 8 (logistic DP-CD 0.149 to 0.252 ms and
-0.290 to 0.583). On a machine whose cores another process holds, numba's threads can instead stall by
-orders of magnitude (two runs beside a test suite: 64 ms a pass on 45,312 x 8):
-``numba.set_num_threads(1)`` there, as the workflow's jobs set their ``threads``.
+single fit sums them on numba's threads. On a machine whose cores another process holds, numba's
+threads can instead stall by orders of magnitude: ``numba.set_num_threads(1)`` there, as the
+workflow's jobs set their ``threads``.
 """
 import numpy as np
 from numba import njit

@@ -8,14 +8,8 @@ current step computes. ``llvm.prefetch`` is that request: a hint with no result 
 any value (a prefetch of an address past the data is dropped, never faulted), so it changes no
 bit of a run, only when its loads are served.
 
-Measured here (AMD EPYC, 800 x 100,000 CSC at 1%, 8 entries a column, columns in random order):
-summing ``data[k] z[indices[k]]`` over each column took 51 ns a column, 18-21 with the next column
-8 steps ahead requested (distances 4 to 32), as fast as the columns in storage order.
-
-What it buys on the reproductions' shapes (`python -m benchmarks shapes`, 2026-11-26, numba 0.68.1
-on a 2-core AMD EPYC, medians of 10 runs): without it (the intrinsic emitting nothing) a pass on the
-sparse 800 x 100,000 at 1% takes 43-76% longer, DP-CD squared 16.7 -> 28.4 ms and logistic 22.7 ->
-33.1, DP-SkGD likewise; dense X never prefetches.
+Requested a few steps ahead, a random column is read about as fast as the columns in storage
+order; dense X never prefetches (benchmarks/README.md, *Measurements behind the kernels' design*).
 """
 from llvmlite import ir
 from numba import njit, types

@@ -6,11 +6,8 @@ call per sample. These are fdlibm's algorithms (Sun Microsystems 1993, as in mus
 ``log.c``, ``__sin.c`` and ``__cos.c``) written with bit casts (:mod:`privcd.numerics.bits`) and
 selects instead of branches, so a loop over them runs on SIMD lanes (four float64s with AVX2):
 
-``exp(x)``: Cody-Waite reduction and a degree-9 minimax polynomial, within 1 ulp (its docstring).
-    What it buys on the reproductions' shapes (`python -m benchmarks shapes`, 2026-11-26, numba
-    0.68.1 on a 2-core AMD EPYC, medians of 10 runs): with ``math.exp`` in the logistic loss
-    instead, a logistic pass of DP-CD and DP-SkGD takes 3.3-5.0x as long on every dense shape (20,640 x 8: 0.149 -> 0.580 ms), DP-GCD's 2.4-2.5x on the n x 8
-    shapes; DP-SGD's changes by less than the noise (its pass is bound by its normals).
+``exp(x)``: Cody-Waite reduction and a degree-9 minimax polynomial, within 1 ulp (its docstring);
+    with ``math.exp`` instead a logistic pass takes several times as long (benchmarks/README.md, *Measurements behind the kernels' design*).
 
 ``log_positive(x)``, x a positive normal float64: write ``x = 2**k (1 + f)`` with
     ``1 + f`` in ``[sqrt(2)/2, sqrt(2))`` (integer arithmetic on the bits), ``s = f / (2 + f)``, and

@@ -39,9 +39,8 @@ REQUIRED_PARAMETERS = ("passes", "step", "clip")
 # Scheduling (Snakemake ``priority``): the jobs that unblock tuning chunks (data, optimum,
 # calibrate) go first, then the chunks longest first, so the longest does not start last.
 UPSTREAM_PRIORITY = 1000
-# The fixed cost of one sample or coordinate step in entries of X, for ProblemSpec.pass_work. With
-# it the estimate orders the dp-cd run of 8db9c71 as measured: DP-SGD on electricity (45,312 x 8)
-# took 1.8 times its time on Sparse LASSO (1,000 x 1,000); the estimate says 1.7 (n p alone, 0.36).
+# The fixed cost of one sample or coordinate step in entries of X, for ProblemSpec.pass_work: with
+# it the estimate orders a full run's tuning jobs as they were measured (benchmarks/README.md, *Measurements behind the kernels' design*).
 STEP_OVERHEAD = 32
 
 
