@@ -1,6 +1,7 @@
-"""Tables of final relative errors as Markdown and LaTeX, in dp-cd Table 2's layout: one row per
-problem (and algorithm, when results are grouped), a star on the lowest mean error of each row."""
-import re
+"""Tables of final relative errors, in dp-cd Table 2's layout: one row per problem (and algorithm,
+when results are grouped), a star on the lowest mean error of each row; written as Markdown or
+LaTeX by :mod:`privcd.results.text_tables` (re-exported here)."""
+from privcd.results.text_tables import to_latex, to_markdown  # noqa: F401  (privcd.plotting's API)
 
 
 def error_table(errors, by=(), star=True):
@@ -28,32 +29,3 @@ def error_table(errors, by=(), star=True):
     table = errors.pivot(index=rows, columns="column", values="cell").reindex(columns=order).fillna("")
     table.columns.name = None
     return table.reset_index()
-
-
-def to_markdown(table):
-    """A GitHub-flavoured Markdown table (pipes in cells escaped)."""
-    def row(values):
-        return "| " + " | ".join(str(value).replace("|", "\\|") for value in values) + " |"
-    lines = [row(table.columns), row(["---"] * len(table.columns))]
-    lines += [row(values) for values in table.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
-
-
-LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "±": r"$\pm$", "*": r"$^*$"}
-LATEX_PATTERN = re.compile("|".join(re.escape(char) for char in LATEX_SPECIALS))
-
-
-def to_latex(table, caption=""):
-    """A LaTeX ``table`` with a booktabs ``tabular``; special characters escaped, ``±`` and ``*`` typeset."""
-    def escape(value):
-        return LATEX_PATTERN.sub(lambda match: LATEX_SPECIALS[match.group()], str(value))
-    lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{" + "l" * len(table.columns) + "}",
-             r"\toprule", " & ".join(escape(column) for column in table.columns) + r" \\", r"\midrule"]
-    lines += [" & ".join(escape(value) for value in values) + r" \\" for values in table.itertuples(index=False)]
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    if caption:
-        lines.append(r"\caption{" + escape(caption) + "}")
-    lines.append(r"\end{table}")
-    return "\n".join(lines) + "\n"

@@ -3,13 +3,13 @@ tuned values at the edge of their grid."""
 import json
 import math
 
-from privcd.plotting import to_markdown
 from privcd.results.analysis import select_best
 from privcd.results.compare.cells import compare_per_passes, compare_support, display, ratio_counts, summary_line
 from privcd.results.compare.grids import compare_hyperparameters, edge_table, steps_summary
 from privcd.results.compare.times import compare_times
 from privcd.results.compare.winners import agreement_line, winners
 from privcd.results.per_passes import best_per_passes
+from privcd.results.text_tables import to_markdown
 
 NOT_IN_CONFIG = "Not in this run's config.\n"
 
