@@ -71,3 +71,13 @@ def test_unknown_names_are_named_in_the_error():
         get_loss("hinge2")
     with pytest.raises(ValueError, match="penalty='l3'"):
         get_penalty("l3")
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_every_loss_declares_its_facts_on_its_spec(name):
+    """What the estimators, the utility metrics and the tables need of a loss is on its spec."""
+    from privcd.results.hyperparameters import LOSS_NAMES
+    from privcd.results.utility import HIGHER_IS_BETTER, utility_of
+    spec = LOSSES[name]
+    assert spec.gradient_bound > 0 and spec.utility in HIGHER_IS_BETTER and spec.display
+    assert utility_of(name) == spec.utility and LOSS_NAMES[name] == spec.display

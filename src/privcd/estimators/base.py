@@ -50,7 +50,6 @@ from privcd.losses import get_loss
 from privcd.privacy.joint import JointRelease
 from privcd.problem import Problem
 
-GRADIENT_BOUND = {"logistic": 1.0, "hinge": 1.0, "squared": 2.0}
 DUAL_CLIP = 1.0  # DP-SCD: |update of a dual variable| <= 1 for the logistic and hinge losses
 SEED_RANGE = 2**31 - 1
 
@@ -163,7 +162,7 @@ class DPLinearModel(BaseEstimator):
             return float(self.clip)
         if self.algorithm == "dp-scd":
             return DUAL_CLIP
-        return GRADIENT_BOUND[self.LOSS] * bounds.row_norm
+        return get_loss(self.LOSS).gradient_bound * bounds.row_norm
 
     def _options(self, n_samples, bounds):
         """The algorithm's options: the user's, over one checkpoint, DP-CD-P for DP-CD (its constants estimated
@@ -184,7 +183,7 @@ class DPLinearModel(BaseEstimator):
         if not math.isfinite(get_loss(self.LOSS).curvature) or self.algorithm == "dp-scd":
             return NONSMOOTH_PASSES
         return theory_passes(n_samples, n_features, epsilon, delta, curvature=get_loss(self.LOSS).curvature,
-                             gradient_bound=GRADIENT_BOUND[self.LOSS])
+                             gradient_bound=get_loss(self.LOSS).gradient_bound)
 
     def _fit_outputs(self, X, targets, *, weights=None, alpha=None):
         """One private run per column of ``targets`` (labels in {-1, 1} or real values) under one budget.

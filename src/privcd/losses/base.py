@@ -36,9 +36,19 @@ class LossSpec:
         ``M_j = curvature * ||X_{:,j}||^2 / n`` (dp-cd Section 5.3).
     labels : tuple or None
         The accepted label set (``(-1.0, 1.0)`` for classification), ``None`` for any real.
+    gradient_bound : float
+        ``sup |dl/dz|`` over predictions and labels in ``[-1, 1]``: a record's gradient norm is at
+        most ``gradient_bound * ||x||`` (the estimators' default clip).
+    utility : str
+        The held-out metric of a run (:mod:`privcd.results.utility`): ``"accuracy"`` or ``"mse"``.
+    display : str
+        The loss's name in tables (dp-gcd Table 4: ``"Logistic"``, ``"LeastSquares"``).
     """
 
     name: str
     code: int
     curvature: float
     labels: tuple | None
+    gradient_bound: float
+    utility: str
+    display: str

@@ -12,7 +12,8 @@ from numba import njit
 from privcd.losses.base import LossSpec
 
 CODE = 2
-SPEC = LossSpec(name="hinge", code=CODE, curvature=math.inf, labels=(-1.0, 1.0))
+SPEC = LossSpec(name="hinge", code=CODE, curvature=math.inf, labels=(-1.0, 1.0),
+                gradient_bound=1.0, utility="accuracy", display="Hinge")
 
 
 @njit(cache=True)

@@ -18,7 +18,8 @@ from privcd.numerics.elementary import exp, log_positive
 from privcd.losses.base import LossSpec
 
 CODE = 0
-SPEC = LossSpec(name="logistic", code=CODE, curvature=0.25, labels=(-1.0, 1.0))
+SPEC = LossSpec(name="logistic", code=CODE, curvature=0.25, labels=(-1.0, 1.0),
+                gradient_bound=1.0, utility="accuracy", display="Logistic")
 
 
 @njit(cache=True, error_model="numpy", inline="always")

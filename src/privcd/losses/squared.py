@@ -7,7 +7,8 @@ from numba import njit
 from privcd.losses.base import LossSpec
 
 CODE = 1
-SPEC = LossSpec(name="squared", code=CODE, curvature=2.0, labels=None)
+SPEC = LossSpec(name="squared", code=CODE, curvature=2.0, labels=None,
+                gradient_bound=2.0, utility="mse", display="LeastSquares")
 
 
 @njit(cache=True)

@@ -1,7 +1,9 @@
 """The selected hyperparameters of every problem and algorithm (dp-gcd Appendix D, Table 4)."""
 import pandas as pd
 
-LOSS_NAMES = {"squared": "LeastSquares", "logistic": "Logistic", "hinge": "Hinge"}
+from privcd.losses import LOSSES
+
+LOSS_NAMES = {name: spec.display for name, spec in LOSSES.items()}  # dp-gcd Table 4's names, from each spec
 HYPERPARAMETER_COLUMNS = ("Dataset", "Loss", "Algorithm", "Passes on data", "Clipping threshold", "Step size")
 
 

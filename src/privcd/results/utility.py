@@ -11,12 +11,13 @@ not apply to the loss, or a part the dataset lacks, is NaN.
 """
 import numpy as np
 
+from privcd.losses import LOSSES
 from privcd.results.datafiles import load_arrays
 from privcd.results.table import UTILITY_COLUMNS
 
 HELD_OUT_PARTS = ("validation", "test")
 METRICS = ("accuracy", "mse")
-UTILITY = {"logistic": "accuracy", "hinge": "accuracy", "squared": "mse"}
+UTILITY = {name: spec.utility for name, spec in LOSSES.items()}  # each loss's metric, from its spec
 HIGHER_IS_BETTER = {"accuracy": True, "mse": False}
 
 
