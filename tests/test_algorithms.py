@@ -267,3 +267,15 @@ def test_the_noise_key_controls_the_noise_and_not_the_claim(name):
     w_quiet, w_quieter, w_noisy = (module.run(problem, p, 3)[0] for p in (quiet, quieter, plan))
     assert np.allclose(w_quiet, w_quieter, rtol=0, atol=1e-6)
     assert not np.allclose(w_noisy, w_quieter, rtol=0, atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_every_algorithm_module_satisfies_the_contract(name):
+    """The typed contract (privcd.algorithms.contract.AlgorithmModule): every member the library
+    reads is there, and the estimators' hook returns options the module accepts."""
+    from privcd.algorithms.contract import AlgorithmModule
+    module = ALGORITHMS[name]
+    assert isinstance(module, AlgorithmModule)
+    options = module.estimator_options(500, 1.0)
+    assert set(options) <= set(module.OPTIONS)
+    module.check_options({**module.OPTIONS, **options})

@@ -1,4 +1,5 @@
-"""The interface every algorithm module of privcd implements, and the pieces they share.
+"""The interface every algorithm module of privcd implements (typed: :class:`privcd.algorithms.contract.
+AlgorithmModule`), and the pieces they share.
 
 An algorithm module defines
 
@@ -18,6 +19,16 @@ An algorithm module defines
     the ``plan.kernel`` entry that sets the noise and its power: the noise scales as
     ``kernel[key] ** power`` (1: a noise multiplier or standard deviation; -1: a per-step epsilon),
     read by :func:`with_noise_factor` (the under-noised mutants of :func:`privcd.audit`);
+``TUNABLE`` : bool
+    whether its training is exactly a Gaussian mechanism, which :func:`privcd.tune_private`
+    accounts;
+``ESTIMATOR_CLIP`` : float or None
+    the estimators' default clip (None: the loss's gradient bound times the public row bound);
+``THEORY_PASSES`` : bool
+    whether the estimators' default passes follow DP-CD's convex rate
+    (:func:`privcd.estimators.defaults.theory_passes`);
+``estimator_options(n_samples, row_norm)`` -> dict
+    the options the estimators run it with;
 ``check_options(options)``
     the checks of the option values that need no data (``ValueError`` naming a bad value), run by
     :func:`privcd.fit` before the plan and by the workflow's config reader on every grid value;

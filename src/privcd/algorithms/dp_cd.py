@@ -75,6 +75,9 @@ OPTIONS = {"inner_iterations": None, "accountant": "exact", "checkpoints": None,
            "smoothness_budget": 0.1, "coordinate_order": "uniform"}
 JOINT_RELEASE = True  # the optimisation's Gaussian releases (DP-CD-P's constants are its own Laplace release)
 NOISE_KEY = ("noise_multiplier", 1)  # plan.kernel entry the noise is proportional to (privcd.audit's mutants)
+TUNABLE = True  # training is exactly a Gaussian mechanism: privcd.tune_private accounts it
+ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
+THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate (privcd.estimators.defaults)
 SMOOTHNESS_FROM_PROBLEM = {"smoothness": "public"}  # DP-CD-P ("private") estimates its own M_j
 SMOOTHNESS = ("public", "private")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
@@ -246,3 +249,9 @@ def kernel_parameters(problem, plan, seed):
     if "smoothness" in k:
         facts["M_private"] = M
     return step_sizes, thresholds, noise_std, facts
+
+
+def estimator_options(n_samples, row_norm):
+    """The options privcd's estimators run it with (:mod:`privcd.estimators.base`): DP-CD-P, its
+    constants estimated privately within the public bounds (dp-cd Section 5.2)."""
+    return {"smoothness": "private"}

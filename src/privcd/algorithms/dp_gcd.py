@@ -86,6 +86,9 @@ NAME = "dp-gcd"
 OPTIONS = {"rule": None, "accountant": "pld", "checkpoints": None}
 JOINT_RELEASE = False  # its per-step budget comes from a composition theorem, not a store
 NOISE_KEY = ("epsilon_per_mechanism", -1)  # the Laplace scales are inversely proportional to it
+TUNABLE = False  # Laplace and noisy-max releases: privcd.tune_private accounts Gaussian training only
+ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
+THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, greedy selection
 RULES = {"algorithm-1": RULE_ALGORITHM_1, "gs-s": RULE_GS_S, "gs-r": RULE_GS_R, "gs-q": RULE_GS_Q}
 ACCOUNTANTS = ("pld", "advanced-composition")
@@ -238,3 +241,8 @@ def _run_facts(arrays, selected, p):
     updated[selected[selected >= 0]] = True
     return {"thresholds": arrays["thresholds"], "selection_scale": arrays["selection_scale"],
             "release_scale": arrays["release_scale"], "selected": selected, "updated": updated}
+
+
+def estimator_options(n_samples, row_norm):
+    """The options privcd's estimators run it with (:mod:`privcd.estimators.base`): its defaults."""
+    return {}

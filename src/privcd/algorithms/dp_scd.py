@@ -121,6 +121,9 @@ OPTIONS = {"batch_size": 100, "box": 1e-4, "update_from": "noisy", "noise": None
            "row_norm_bound": None, "checkpoints": None}
 JOINT_RELEASE = True
 NOISE_KEY = ("noise_std", 1)  # plan.kernel entry the noise is proportional to
+TUNABLE = False  # sampled Gaussians: privcd.tune_private accounts exact Gaussian training only
+ESTIMATOR_CLIP = 1.0  # the estimators' clip: a dual update is at most 1 for the logistic and hinge losses
+THEORY_PASSES = False  # DP-CD's convex rate is not its rate: the estimators' default is NONSMOOTH_PASSES
 SMOOTHNESS_FROM_PROBLEM = None  # the dual method steps with the row norm bound 1, not M or beta
 LOSSES = ("squared", "logistic", "hinge")
 SAMPLING = "without-replacement"
@@ -287,3 +290,9 @@ def batch_size_of(problem, options):
     if batch_size > problem.n_samples:
         raise ValueError(f"batch_size={batch_size} exceeds the number of records n={problem.n_samples}")
     return batch_size
+
+
+def estimator_options(n_samples, row_norm):
+    """The options privcd's estimators run it with (:mod:`privcd.estimators.base`): the public row
+    bound, and mini-batches of dp-scd Section 5's 100 records (at most n)."""
+    return {"row_norm_bound": row_norm, "batch_size": min(OPTIONS["batch_size"], n_samples)}

@@ -29,6 +29,8 @@ Runs that differ only in ``step`` and ``clip`` (``SHARED_DRAWS``) draw the same 
 for the same seed; :func:`run_many` makes them in one call of
 :func:`~privcd.kernels.dp_sgd_many.dp_sgd_many` (:func:`privcd.fit_many`).
 """
+import math
+
 import numba
 import numpy as np
 
@@ -45,6 +47,9 @@ NAME = "dp-sgd"
 OPTIONS = {"batch_size": 1, "accountant": "pld", "sampling": "without-replacement", "checkpoints": None}
 JOINT_RELEASE = True
 NOISE_KEY = ("noise_std", 1)  # plan.kernel entry the noise is proportional to
+TUNABLE = False  # sampled Gaussians: privcd.tune_private accounts exact Gaussian training only
+ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
+THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # beta: the step size step / beta (for a smooth loss)
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
 ACCOUNTANTS = ("pld", "rdp")
@@ -139,3 +144,9 @@ def _batch_size(problem, options):
     if batch_size > problem.n_samples:
         raise ValueError(f"batch_size={batch_size} exceeds the number of records n={problem.n_samples}")
     return batch_size
+
+
+def estimator_options(n_samples, row_norm):
+    """The options privcd's estimators run it with (:mod:`privcd.estimators.base`): batches of
+    ``round(sqrt(n))`` records (a common rule of thumb, not a theorem), at least 1."""
+    return {"batch_size": max(1, round(math.sqrt(n_samples)))}

@@ -87,6 +87,9 @@ OPTIONS = {"sketch": "uniform", "tau": None, "probabilities": None, "noise": "is
            "inner_iterations": None, "accountant": "exact", "checkpoints": None, "coordinate_order": "uniform"}
 JOINT_RELEASE = True
 NOISE_KEY = ("noise_multiplier", 1)  # plan.kernel entry the noise is proportional to
+TUNABLE = True  # training is exactly a Gaussian mechanism: privcd.tune_private accounts it
+ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
+THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, importance sketch probabilities
 SKETCHES = {"uniform": SKETCH_UNIFORM, "tau-nice": SKETCH_TAU_NICE, "importance": SKETCH_IMPORTANCE,
             "full": SKETCH_FULL}
@@ -300,3 +303,8 @@ def _probability_array(probabilities, p):
         raise ValueError(f"probabilities[{j}]={float(probabilities[j])!r} is outside (0, 1]; every inclusion "
                          "probability must lie in (0, 1]")
     return probabilities
+
+
+def estimator_options(n_samples, row_norm):
+    """The options privcd's estimators run it with (:mod:`privcd.estimators.base`): its defaults."""
+    return {}

@@ -44,13 +44,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from privcd.algorithms import get_algorithm
 from privcd.estimators.bounds import PublicBounds, apply_public_bounds, with_intercept
-from privcd.estimators.defaults import NONSMOOTH_PASSES, dual_batch_size, sgd_batch_size, theory_passes
+from privcd.estimators.defaults import NONSMOOTH_PASSES, theory_passes
 from privcd.fit import fit
 from privcd.losses import get_loss
 from privcd.privacy.joint import JointRelease
 from privcd.problem import Problem
 
-DUAL_CLIP = 1.0  # DP-SCD: |update of a dual variable| <= 1 for the logistic and hinge losses
 SEED_RANGE = 2**31 - 1
 
 
@@ -158,29 +157,23 @@ class DPLinearModel(BaseEstimator):
         return X, bounds
 
     def _default_clip(self, bounds: PublicBounds):
+        """``clip``, or the algorithm's ``ESTIMATOR_CLIP``, or the loss's gradient bound times R."""
         if self.clip is not None:
             return float(self.clip)
-        if self.algorithm == "dp-scd":
-            return DUAL_CLIP
-        return get_loss(self.LOSS).gradient_bound * bounds.row_norm
+        module_clip = get_algorithm(self.algorithm).ESTIMATOR_CLIP
+        return module_clip if module_clip is not None else get_loss(self.LOSS).gradient_bound * bounds.row_norm
 
     def _options(self, n_samples, bounds):
-        """The algorithm's options: the user's, over one checkpoint, DP-CD-P for DP-CD (its constants estimated
-        privately within the public bounds, dp-cd Section 5.2), the default batches
-        (:mod:`~privcd.estimators.defaults`) and DP-SCD's public row bound."""
-        options = {"checkpoints": 1}  # the final model only: no objective evaluated along the way
-        if self.algorithm == "dp-cd":
-            options["smoothness"] = "private"
-        if self.algorithm == "dp-sgd":
-            options["batch_size"] = sgd_batch_size(n_samples)
-        if self.algorithm == "dp-scd":
-            options.update(row_norm_bound=bounds.row_norm, batch_size=dual_batch_size(n_samples))
+        """The algorithm's options: the user's, over one checkpoint and the module's
+        ``estimator_options`` (DP-CD-P for DP-CD, the default batches, DP-SCD's public row bound)."""
+        options = {"checkpoints": 1,  # the final model only: no objective evaluated along the way
+                   **get_algorithm(self.algorithm).estimator_options(n_samples, bounds.row_norm)}
         return {**options, **(self.options or {})}
 
     def _passes(self, n_samples, n_features, epsilon, delta):
         if self.passes is not None:
             return float(self.passes)
-        if not math.isfinite(get_loss(self.LOSS).curvature) or self.algorithm == "dp-scd":
+        if not math.isfinite(get_loss(self.LOSS).curvature) or not get_algorithm(self.algorithm).THEORY_PASSES:
             return NONSMOOTH_PASSES
         return theory_passes(n_samples, n_features, epsilon, delta, curvature=get_loss(self.LOSS).curvature,
                              gradient_bound=get_loss(self.LOSS).gradient_bound)

@@ -1,4 +1,5 @@
-"""The estimators' data-independent defaults: passes from DP-CD's convex rate, batches.
+"""The estimators' data-independent default passes, from DP-CD's convex rate (each algorithm's own
+defaults for the estimators are its module's ``estimator_options`` and ``ESTIMATOR_CLIP``).
 
 Passes (dp-cd Theorem 3.3, convex case, Appendix C eq. (67)-(68)): after K iterations from w = 0,
 
@@ -21,7 +22,6 @@ import math
 MIN_PASSES = 1.0
 MAX_PASSES = 200.0
 NONSMOOTH_PASSES = 10.0  # the hinge loss and DP-SCD's dual: DP-CD's rule does not apply
-DUAL_BATCH_SIZE = 100  # DP-SCD's default mini-batch (dp-scd Section 5), at most n
 
 
 def theory_passes(n_samples, n_features, epsilon, delta, *, curvature, gradient_bound):
@@ -31,13 +31,3 @@ def theory_passes(n_samples, n_features, epsilon, delta, *, curvature, gradient_
     passes = (n_samples * epsilon * math.sqrt(curvature)
               / (gradient_bound * n_features * math.sqrt(8.0 * math.log(1.0 / delta))))
     return min(MAX_PASSES, max(MIN_PASSES, passes))
-
-
-def sgd_batch_size(n_samples):
-    """DP-SGD's batch: ``round(sqrt(n))`` records (a common rule of thumb, not a theorem), at least 1."""
-    return max(1, round(math.sqrt(n_samples)))
-
-
-def dual_batch_size(n_samples):
-    """DP-SCD's batch: :data:`DUAL_BATCH_SIZE` records, at most n."""
-    return min(DUAL_BATCH_SIZE, n_samples)

@@ -23,7 +23,7 @@ from privcd.algorithms import get_algorithm
 from privcd.fit_many import fit_many
 from privcd.results import relative_error
 from privcd.tuning.grid import expand
-from privcd.tuning.private import SUPPORTED, tune_private
+from privcd.tuning.private import tunable_algorithms, tune_private
 from privcd.tuning.seeds import derive_seed
 from privcd.validation import check_number, check_positive, check_positive_int
 
@@ -127,8 +127,8 @@ class EndToEndStudy:
             raise ValueError(f"end_to_end.problems: {absent} are not problems of the experiment (or their data "
                              f"are unavailable); expected among {sorted(experiment.problems)}")
         algorithm = section.get("algorithm", "dp-cd")
-        if algorithm not in SUPPORTED:
-            raise ValueError(f"end_to_end.algorithm={algorithm!r}: private tuning supports {list(SUPPORTED)}")
+        if algorithm not in tunable_algorithms():
+            raise ValueError(f"end_to_end.algorithm={algorithm!r}: private tuning supports {tunable_algorithms()}")
         for configuration in expand(section["grid"]):  # expand raises, naming the key, on a bad grid
             check_configuration("end_to_end.grid", algorithm, configuration)
         check_configuration("end_to_end.defaults", algorithm, section["defaults"])

@@ -29,6 +29,7 @@ import dp_accounting
 import numpy as np
 from dp_accounting.rdp import rdp_privacy_accountant
 
+from privcd.algorithms import ALGORITHMS
 from privcd.fit import prepare, run_planned
 from privcd.kernels.evaluate import clipped_data_fit_value, penalty_sum
 from privcd.privacy.selection import candidate_cap, sample_tnb, selection_rdp, tnb_gamma
@@ -37,7 +38,6 @@ from privcd.tuning.grid import expand
 from privcd.tuning.seeds import derive_seed
 from privcd.validation import check_number, check_positive
 
-SUPPORTED = ("dp-cd", "dp-skgd")  # training is exactly a Gaussian mechanism (accountant "exact")
 # The candidates' training targets (epsilon, TRAINING_DELTA) of the exact accountant, a point on the
 # curve of the mu_train-GDP Gaussian: any delta names the same mechanism; a small one keeps epsilon > 0.
 TRAINING_DELTA = 1e-10
@@ -77,6 +77,11 @@ def private_score(problem, w, *, bound, mu, rng):
     return data_fit + penalty_sum(problem.penalty.code, w, problem.lam) + noise
 
 
+def tunable_algorithms():
+    """The algorithms whose training is exactly a Gaussian mechanism (their module's ``TUNABLE``)."""
+    return sorted(name for name, module in ALGORITHMS.items() if module.TUNABLE)
+
+
 def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_candidates=10.0, shape=1.0,
                  score_share=0.1, score_clip=1.0, tail_share=0.1, **options):
     """Private hyperparameter tuning: the best of a random number of private candidates, all counted.
@@ -114,9 +119,10 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_ca
         ``info["tuning"]``: the cap on K, the law of K (shape, gamma, mean), mu, mu_t, mu_s and the
         split, all public; an experiment adds the candidates (configuration, noisy score) and K.
     """
-    if algorithm not in SUPPORTED:
-        raise ValueError(f"tune_private supports algorithm in {list(SUPPORTED)} (training runs that are exactly "
-                         f"Gaussian mechanisms); got {algorithm!r}")
+    supported = tunable_algorithms()
+    if algorithm not in supported:
+        raise ValueError(f"tune_private supports algorithm in {supported} (training runs that are exactly "
+                         f"Gaussian mechanisms, the modules' TUNABLE); got {algorithm!r}")
     if "accountant" in options or options.get("smoothness", "public") != "public":
         raise ValueError("tune_private accounts every candidate as an exact Gaussian mechanism: do not pass "
                          "accountant= or smoothness='private'")
