@@ -1,0 +1,61 @@
+"""The package's layers: every import between privcd's top-level units goes down the layers, so the
+import graph between them has no cycle and kernels know nothing of accounting, tuning or results."""
+import ast
+import collections
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "privcd"
+# Lowest first; a unit may import units of lower layers only.
+LAYERS = [
+    {"numerics", "validation", "identity", "numba_cache"},
+    {"losses", "penalties"},
+    {"kernels"},
+    {"randomness", "privacy", "problem", "data", "optimum"},
+    {"algorithms", "run"},
+    {"fit"},
+    {"fit_many"},
+    {"results", "estimators"},
+    {"tuning", "plotting"},
+    {"auditing", "warmup", "__init__"},
+]
+LAYER_OF = {unit: index for index, units in enumerate(LAYERS) for unit in units}
+
+
+def unit_of(path):
+    """A module's top-level unit: its subpackage, or its own name for a module at the top."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[0]
+
+
+def imports_between_units():
+    """``unit -> {(imported unit, file)}`` for every ``privcd.<unit>`` a module of another unit imports."""
+    edges = collections.defaultdict(set)
+    for path in PACKAGE.rglob("*.py"):
+        source = unit_of(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "privcd":
+                names = ([f"privcd.{alias.name}" for alias in node.names] if node.module == "privcd"
+                         else [node.module])
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names if alias.name.split(".")[0] == "privcd"]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if len(parts) > 1 and parts[1] != source:
+                    edges[source].add((parts[1], path.relative_to(PACKAGE).as_posix()))
+    return edges
+
+
+def test_every_unit_has_a_layer():
+    units = {unit_of(path) for path in PACKAGE.rglob("*.py")}
+    assert units <= set(LAYER_OF), sorted(units - set(LAYER_OF))
+
+
+def test_imports_go_down_the_layers():
+    edges = imports_between_units()
+    assert {"kernels", "privacy"} <= {target for target, _ in edges["algorithms"]}  # the scan sees imports
+    upward = [f"{where}: {source} (layer {LAYER_OF[source]}) imports {target} (layer {LAYER_OF[target]})"
+              for source, targets in edges.items() for target, where in targets
+              if LAYER_OF[target] >= LAYER_OF[source]]
+    assert not upward, "\n".join(sorted(upward))
