@@ -240,7 +240,7 @@ def test_bad_options_are_named_before_the_kernel_runs(options, match, monkeypatc
                                            ({"constants": "data"}, False)])
 def test_bounds_read_from_the_data_are_named_by_a_warning(public, warns):
     """DP-CD-P reads b_j off X without a public feature bound (and constants not declared public),
-    and publishes them: a DataDependentConstantsWarning says so; public bounds give none."""
+    and publishes them: a DataDependentBoundsWarning says so; public bounds give none."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(100, 3))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
@@ -249,6 +249,6 @@ def test_bounds_read_from_the_data_are_named_by_a_warning(public, warns):
         warnings.simplefilter("always")
         privcd.fit(problem, "dp-cd", epsilon=1.0, delta=1e-5, passes=1, step=0.5, clip=1.0, smoothness="private",
                    seed=0)
-    named = [w for w in caught if issubclass(w.category, privcd.DataDependentConstantsWarning)
+    named = [w for w in caught if issubclass(w.category, privcd.DataDependentBoundsWarning)
              and "smoothness_bounds" in str(w.message)]
     assert bool(named) == warns

@@ -2,10 +2,11 @@
 from privcd import numba_cache  # noqa: F401  (first: sets numba's cache directory)
 from privcd.fit import fit
 from privcd.fit_many import fit_many
-from privcd.problem import DataDependentConstantsWarning, Problem
+from privcd.problem import DataDependentBoundsWarning, DataDependentConstantsWarning, Problem
 from privcd.run import DivergenceWarning, Run
 
-__all__ = ["DPLasso", "DPLinearRegression", "DPLinearSVC", "DPLogisticRegression", "DataDependentConstantsWarning",
+__all__ = ["DPLasso", "DPLinearRegression", "DPLinearSVC", "DPLogisticRegression", "DataDependentBoundsWarning",
+           "DataDependentConstantsWarning",
            "DivergenceWarning", "Problem", "Run", "audit", "dataset_table", "fit", "fit_many", "load_dataset", "solve_nonprivate", "tune_private"]
 __version__ = "0.1.0"
 

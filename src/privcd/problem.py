@@ -29,6 +29,11 @@ class DataDependentConstantsWarning(UserWarning):
     public (:class:`Problem`'s ``constants`` and ``row_norm_bound``)."""
 
 
+class DataDependentBoundsWarning(UserWarning):
+    """A private fit reads per-feature bounds off X (DP-CD-P without ``feature_bound``) and publishes
+    them, outside the guarantee."""
+
+
 class Problem:
     """A linear model's private ERM problem.
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privcd.privacy.grid_laplace import grid_release
-from privcd.problem import DataDependentConstantsWarning
+from privcd.problem import DataDependentBoundsWarning
 from privcd.randomness import ReleaseSeed, child
 
 # Spawn key of the Laplace noise's generator: a stream independent of the kernel's
@@ -84,7 +84,7 @@ def smoothness_mechanism(problem, epsilon):
 
     Bounds read off the data (no ``feature_bound``, and constants not declared public) are not
     covered by the guarantee, and the Run publishes them (``smoothness_bounds``, ``laplace_scale``):
-    a :class:`~privcd.problem.DataDependentConstantsWarning` says so.
+    a :class:`~privcd.problem.DataDependentBoundsWarning` says so.
     """
     curvature = problem.loss.curvature
     if problem.feature_bound is None and problem.constants != "data" and np.isfinite(epsilon):
@@ -92,7 +92,7 @@ def smoothness_mechanism(problem, epsilon):
                       "from X (dp-cd Section 6.1's experimental choice); they set the Laplace scales and are "
                       "published in Run.info['smoothness_bounds'] and ['laplace_scale'], outside the (epsilon, delta) "
                       "guarantee. Give Problem(..., feature_bound=B) (the estimators' bounds=), or declare the "
-                      "constants public with constants='data'", DataDependentConstantsWarning, stacklevel=5)
+                      "constants public with constants='data'", DataDependentBoundsWarning, stacklevel=5)
     X = problem.columns
     n, p = problem.n_samples, problem.n_features
     if problem.is_sparse:
