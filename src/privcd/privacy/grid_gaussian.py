@@ -34,7 +34,7 @@ lowest trade-off curve: every step is dominated by ``(N_Z(0, s^2), N_Z(S, s^2))`
 composed steps are accounted by dp-accounting's privacy loss distribution of that pair
 (``from_discrete_gaussian_mechanism``, pessimistic estimate, composed ``T`` times), the discrete
 Gaussian's own, not the continuous one's (Canonne, Kamath and Steinke 2020 show the two nearly
-equal; here they agree to 1e-6 relative). :func:`grid_noise` takes the continuous calibration of
+equal). :func:`grid_noise` takes the continuous calibration of
 the run, noise multiplier ``z`` and achieved epsilon, and returns the smallest ``s >= z S`` (up
 by factors of ``1 + 2^-10``) whose discrete accounting is within that epsilon: the release keeps
 its calibrated (epsilon, delta), with noise ``S / K`` (about ``1 + 1 / K``) times the continuous
