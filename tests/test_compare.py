@@ -62,10 +62,9 @@ def test_the_reasons_of_the_committed_values_files_show_their_checks():
     square = reason_for(values["reasons"], {"problem": "square", "algorithm": "dp-sgd", "quantity": "incorrect"})
     assert "another draw" in square and square.endswith("test_w_zero_has_the_papers_relative_error)")
     dorothea = reason_for(values["reasons"], {"problem": "dorothea", "algorithm": "dp-gcd"})
-    assert dorothea.startswith("runs on the 350-row") and dorothea.endswith("(checked by config/README.md"
-                                                                         "#regularisation-strengths-dp-cd-and-dp-gcd"
-                                                                         " (the dorothea scan); tests/test_lambdas.py"
-                                                                         "::test_w_zero_has_the_papers_relative_error)")
+    assert dorothea.startswith("not reproduced on the paper's 800-row training split") and dorothea.endswith(
+        "(checked by results/reference/dp-gcd/tuning_errors.md; config/README.md#regularisation-strengths-dp-cd-"
+        "and-dp-gcd (the dorothea scan); tests/test_lambdas.py::test_w_zero_has_the_papers_relative_error)")
 
 
 @pytest.mark.parametrize("name", sorted(path.name for path in VALUES.glob("*.yaml")))
