@@ -369,7 +369,7 @@ def test_registry_gives_fresh_replace_one_accountants():
         assert first is not second
         assert first.neighboring_relation is REPLACE_ONE
         assert isinstance(first.ledger, dp_event.NoOpDpEvent)
-    assert set(privacy.ACCOUNTANTS) == {"rdp", "pld", "exact"}
+    assert set(privacy.ACCOUNTANTS) == {"rdp", "pld", "pld-two-orders", "exact"}
 
 
 def test_accountants_refuse_events_they_do_not_interpret():
@@ -398,7 +398,7 @@ def test_bad_delta_is_named(delta):
 
 def test_unknown_accountant_is_named_with_the_choices():
     with pytest.raises(ValueError, match=r"accountant='moments' is not a known accountant; expected one of "
-                                         r"\['rdp', 'pld', 'exact'\]"):
+                                         r"\['rdp', 'pld', 'pld-two-orders', 'exact'\]"):
         privacy.calibrate(gaussian_family(5), epsilon=1.0, delta=1e-5, accountant="moments")
     with pytest.raises(ValueError, match="accountant='moments'"):
         privacy.make_accountant("moments")
@@ -406,9 +406,9 @@ def test_unknown_accountant_is_named_with_the_choices():
         privacy.make_accountant("rdp", discretization=1e-3)
 
 
-@pytest.mark.parametrize("accountant, sampling, able", [("rdp", "poisson", "pld"),
-                                                        ("exact", "poisson", "pld"),
-                                                        ("exact", "without-replacement", "rdp', 'pld")])
+@pytest.mark.parametrize("accountant, sampling, able", [("rdp", "poisson", "pld', 'pld-two-orders"),
+                                                        ("exact", "poisson", "pld', 'pld-two-orders"),
+                                                        ("exact", "without-replacement", "rdp', 'pld', 'pld-two-orders")])
 def test_unsupported_accountant_and_sampling_pair_is_named(accountant, sampling, able):
     message = (f"accountant='{accountant}' does not support sampling='{sampling}' under replace-one "
                rf"neighbours \(dp-accounting .*\); accountants that do: \['{able}'\]")

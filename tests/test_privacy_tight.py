@@ -1,4 +1,4 @@
-"""The tightest accountants: sampling without replacement by its dominating pair (PLD), DP-GCD's
+"""The tightest accountants: sampling without replacement by its symmetrised pair (PLD), DP-GCD's
 Laplace and report-noisy-max steps by PLD, and DP-SCD's revealed batches by a binomial mixture.
 
 Checked against independent computations only: hockey-stick divergences by quadrature, privacy
@@ -70,11 +70,28 @@ class PairLoss(PrivacyRandomVariable):
         return np.where(-t <= math.log1p(-q), 1.0, norm.sf(x / s))
 
 
-def prv_epsilon_bounds(q, z, steps, delta, eps_error=0.005):
-    """prv-accountant's (low, up) for ``steps`` compositions of the pair, the worse order."""
+class SymmetrisedPairLoss(PairLoss):
+    """Privacy loss of the symmetrised pair (P*, Q*): under P*, the pair's loss where it is positive
+    (mixture against N(0, s^2)), its mirror image with Q's mass where it is negative, the rest at 0.
+    CDF: 1 - P(L > t) for t >= 0 and Q(L >= -t) = Q(X >= x(-t)) for t < 0, Q = N(0, s^2)."""
+
+    def __init__(self, q, s):
+        super().__init__(q, s, "remove")
+
+    def cdf(self, t):
+        t = np.asarray(t, dtype=np.float64)
+        below = norm.sf(self._inverse(np.abs(t)) / self.s)
+        return np.where(t >= 0, super().cdf(t), below)
+
+
+def prv_epsilon_bounds(q, z, steps, delta, eps_error=0.005, pair="two-orders"):
+    """prv-accountant's (low, up) for ``steps`` compositions of the pair: ``"two-orders"``, each
+    order composed alone, the worse kept; ``"symmetrised"``, the symmetrised pair."""
+    losses = ([PairLoss(q, z, order) for order in ("remove", "add")] if pair == "two-orders"
+              else [SymmetrisedPairLoss(q, z)])
     lows, ups = [], []
-    for order in ("remove", "add"):
-        low, _, up = PRVAccountant(prvs=[PairLoss(q, z, order)], max_self_compositions=[steps], eps_error=eps_error,
+    for loss in losses:
+        low, _, up = PRVAccountant(prvs=[loss], max_self_compositions=[steps], eps_error=eps_error,
                                    delta_error=delta / 1000, eps_max=30.0).compute_epsilon(delta, [steps])
         lows.append(low)
         ups.append(up)
@@ -115,41 +132,72 @@ def test_pair_dominates_every_triple_of_the_coupling(q, s, epsilon):
     assert worst >= bound * (1 - 1e-6)
 
 
+@pytest.mark.parametrize("q, s, epsilon", [(0.1, 0.8, 0.3), (0.3, 1.5, 0.1), (0.05, 0.5, 1.0)])
+def test_symmetrised_pair_dominates_every_triple_at_every_order(q, s, epsilon):
+    """At the order a = e^-epsilon < 1, the symmetrised pair's divergence is 1 - a + a H_{1/a}(mixture ||
+    N(0)), and every triple stays below it; the mixture pair alone (the two-order reading) does not:
+    the triple g_i = g_k is N(0) against the mixture, above the mixture pair at a < 1."""
+    a = math.exp(-epsilon)
+    gauss, mixed = (lambda x: norm.logpdf(x, 0.0, s)), mixture(q, s, 0.0, 1.0)  # noqa: E731
+    symmetrised = 1 - a + a * hockey_stick(mixed, gauss, epsilon)
+    points = np.linspace(-0.5, 0.5, 5)
+    worst = max(hockey_stick(mixture(q, s, c, b), mixture(q, s, c, b2), -epsilon)
+                for c in points for b in points for b2 in points)
+    assert worst <= symmetrised * (1 + 1e-6)
+    mixture_pair = hockey_stick(mixed, gauss, -epsilon)
+    assert hockey_stick(gauss, mixed, -epsilon) > mixture_pair * (1 + 1e-3)
+
+
+@pytest.mark.parametrize("accountant", ["pld", "pld-two-orders"])
 @pytest.mark.parametrize("q, s, epsilon", [(0.2, 1.0, 0.2), (0.02, 0.6, 0.5)])
-def test_pld_reads_one_step_without_replacement_as_the_pair(q, s, epsilon):
+def test_pld_reads_one_step_without_replacement_as_the_pair(accountant, q, s, epsilon):
+    """One step: both readings give the mixture pair's worse order (the symmetrised pair's profile
+    on epsilon >= 0 is the mixture's)."""
     n, batch_size = 1000, int(q * 1000)
     event = privacy.subsampled_gaussian_event(s, 1, batch_size=batch_size, n=n, sampling="without-replacement")
-    delta = privacy.make_accountant("pld", 1e-5).compose(event).get_delta(epsilon)
+    delta = privacy.make_accountant(accountant, 1e-5).compose(event).get_delta(epsilon)
     exact = pair_delta(q, s, epsilon)
     assert delta >= exact * (1 - 1e-9)  # pessimistic
     assert delta == pytest.approx(exact, rel=2e-3)
 
 
 @pytest.mark.filterwarnings("ignore:Assuming that true epsilon")
+@pytest.mark.parametrize("accountant, pair", [("pld", "symmetrised"), ("pld-two-orders", "two-orders")])
 @pytest.mark.parametrize("z, batch_size, n, steps", [(1.1, 50, 2000, 400), (3.0, 7, 700, 900), (0.9, 200, 1000, 60)])
-def test_pld_without_replacement_agrees_with_prv_accountant(z, batch_size, n, steps):
+def test_pld_without_replacement_agrees_with_prv_accountant(accountant, pair, z, batch_size, n, steps):
+    """Each reading against prv-accountant's composition of the pair written here."""
     delta = 1e-6
-    low, up = prv_epsilon_bounds(batch_size / n, z, steps, delta)
+    low, up = prv_epsilon_bounds(batch_size / n, z, steps, delta, pair=pair)
     event = privacy.subsampled_gaussian_event(z, steps, batch_size=batch_size, n=n, sampling="without-replacement")
-    ours = privacy.epsilon_of(event, delta, "pld")
+    ours = privacy.epsilon_of(event, delta, accountant)
     assert low <= ours <= up + 0.01 * ours
+
+
+@pytest.mark.filterwarnings("ignore:Assuming that true epsilon")
+@pytest.mark.parametrize("z, batch_size, n, steps", [(1.0, 10, 1000, 1000), (1.1, 50, 2000, 400)])
+def test_symmetrised_pair_costs_more_than_the_two_order_reading(z, batch_size, n, steps):
+    """The price of soundness: 1.05-1.3 times the two-order reading's epsilon, still below RDP's."""
+    event = privacy.subsampled_gaussian_event(z, steps, batch_size=batch_size, n=n, sampling="without-replacement")
+    sound, two_orders, rdp = (privacy.epsilon_of(event, 1e-5, name) for name in ("pld", "pld-two-orders", "rdp"))
+    assert 1.05 * two_orders < sound < 1.3 * two_orders
+    assert sound < rdp
 
 
 @pytest.mark.filterwarnings("ignore:Assuming that true epsilon")
 @pytest.mark.parametrize("epsilon, batch_size, n, steps", [(0.3, 20, 2000, 500), (2.0, 100, 3000, 300),
                                                            (4.0, 300, 5000, 50)])
 def test_calibrated_noise_without_replacement_is_tight_and_never_above_target(epsilon, batch_size, n, steps):
-    """The calibrated z meets the target for prv-accountant too, is within 5% of the smallest z
-    prv-accountant's upper bound certifies, and below the RDP accountant's z."""
+    """The calibrated z meets the target for prv-accountant's symmetrised pair too, is within 5% of
+    the smallest z prv-accountant's upper bound certifies, and below the RDP accountant's z."""
     delta = 1e-6
     calibration = privacy.calibrate_subsampled(steps, batch_size=batch_size, n=n, sampling="without-replacement",
                                                epsilon=epsilon, delta=delta, accountant="pld")
     z = calibration.noise_multiplier
     assert calibration.accountant == "pld" and calibration.epsilon <= epsilon
-    low, _ = prv_epsilon_bounds(batch_size / n, z, steps, delta)
+    low, _ = prv_epsilon_bounds(batch_size / n, z, steps, delta, pair="symmetrised")
     assert low <= epsilon
     # The smallest z whose prv-accountant upper bound meets the target is above z / 1.05.
-    assert prv_epsilon_bounds(batch_size / n, z / 1.05, steps, delta)[1] > epsilon
+    assert prv_epsilon_bounds(batch_size / n, z / 1.05, steps, delta, pair="symmetrised")[1] > epsilon
     rdp = privacy.calibrate_subsampled(steps, batch_size=batch_size, n=n, sampling="without-replacement",
                                        epsilon=epsilon, delta=delta, accountant="rdp")
     assert z < rdp.noise_multiplier

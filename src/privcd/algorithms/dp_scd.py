@@ -92,9 +92,9 @@ noise : {None, "all-duals", "batch-duals"}
     Where the dual noise goes (see Privacy); ``None`` (default): ``"batch-duals"`` for the
     accountants that read it (``"exact"``, ``"paper"``), ``"all-duals"`` otherwise. Without
     privacy (``epsilon = inf``) there is no noise and the two are the same run.
-accountant : {None, "pld", "rdp", "exact", "paper"}
+accountant : {None, "pld", "rdp", "pld-two-orders", "exact", "paper"}
     ``None`` (default): ``"pld"`` for ``noise="all-duals"``, ``"exact"`` for ``"batch-duals"``.
-    ``"pld"`` and ``"rdp"`` need ``"all-duals"``; ``"exact"`` and ``"paper"`` need ``"batch-duals"``.
+    ``"pld"``, ``"rdp"`` and ``"pld-two-orders"`` (for comparison only) need ``"all-duals"``; ``"exact"`` and ``"paper"`` need ``"batch-duals"``.
 row_norm_bound : float or None
     A public bound R on the rows' L2 norms (see Rows); ``None`` (default): the problem's
     ``row_norm_bound``, else 1.
@@ -128,7 +128,7 @@ SMOOTHNESS_FROM_PROBLEM = None  # the dual method steps with the row norm bound 
 LOSSES = ("squared", "logistic", "hinge")
 SAMPLING = "without-replacement"
 # The accountants of each noise placement, the default first.
-ACCOUNTANTS = {"all-duals": ("pld", "rdp"), "batch-duals": ("exact", "paper")}
+ACCOUNTANTS = {"all-duals": ("pld", "rdp", "pld-two-orders"), "batch-duals": ("exact", "paper")}
 UPDATE_FROM = ("noisy", "projected")
 ROW_NORM_TOLERANCE = 1e-12
 

@@ -17,9 +17,10 @@ Options
 -------
 batch_size : int
     b, between 1 and n (default 1).
-accountant : {"pld", "rdp"}
-    ``"pld"`` (default, the tightest) or ``"rdp"`` (the papers' choice; sampling without
-    replacement only).
+accountant : {"pld", "rdp", "pld-two-orders"}
+    ``"pld"`` (default, the tightest sound one), ``"rdp"`` (the papers' choice; sampling without
+    replacement only) or ``"pld-two-orders"`` (sampling without replacement only, for comparison:
+    no theorem covers it, :mod:`privcd.privacy.replace_one_pld`).
 sampling : {"without-replacement", "poisson"}
     How batches are drawn (default ``"without-replacement"``, fixed-size batches as in the papers).
 checkpoints : int or None
@@ -52,7 +53,7 @@ ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times 
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # beta: the step size step / beta (for a smooth loss)
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
-ACCOUNTANTS = ("pld", "rdp")
+ACCOUNTANTS = ("pld", "rdp", "pld-two-orders")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
 
 

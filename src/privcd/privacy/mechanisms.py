@@ -28,11 +28,11 @@ from typing import ClassVar
 from privcd import privacy
 from privcd.validation import check_choice, check_positive, check_positive_int
 
-ACCOUNTANTS = ("rdp", "pld", "exact")
+ACCOUNTANTS = ("rdp", "pld", "pld-two-orders", "exact")
 SAMPLINGS = ("without-replacement", "poisson")
 DISTANCE_PER_NORM_BOUND = 2.0  # replace-one: two records of norm <= C are up to 2 C apart
 # Accountants that read a sampled Gaussian under replace-one neighbours, by sampling.
-_SAMPLED_ACCOUNTANTS = {"without-replacement": ("rdp", "pld"), "poisson": ("pld",)}
+_SAMPLED_ACCOUNTANTS = {"without-replacement": ("rdp", "pld", "pld-two-orders"), "poisson": ("pld", "pld-two-orders")}
 
 
 def check_accountant(name):
