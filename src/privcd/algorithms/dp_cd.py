@@ -64,7 +64,7 @@ from privcd.algorithms.private_smoothness import private_smoothness, smoothness_
 from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd
 from privcd.kernels.dp_cd_many import dp_cd_many
 from privcd.kernels.layout import column_arrays
-from privcd.privacy.grid_gaussian import grid_noise
+from privcd.privacy.grid_gaussian import grid_noise, grid_spacings
 from privcd.privacy.joint import JointRelease
 from privcd.privacy.mechanisms import check_accountant
 from privcd.randomness import ReleaseSeed
@@ -195,7 +195,7 @@ def release_noise(problem, plan, thresholds):
     calibration = plan.calibration
     noise = grid_noise(plan.kernel["noise_multiplier"], n_terms=problem.n_samples, steps=calibration.mechanism.steps,
                        epsilon=plan.info.get("optimisation_epsilon", calibration.epsilon), delta=calibration.delta)
-    return 2.0 * thresholds / problem.n_samples / noise.grid_ratio, noise
+    return grid_spacings(thresholds, problem.n_samples, noise.grid_ratio), noise
 
 
 def batch_key(plan):

@@ -194,7 +194,7 @@ def run(problem, plan, seed):
         noise = privacy.grid_release_noise(plan.kernel["epsilon_per_mechanism"], n_terms=problem.n_samples,
                                            iterations=plan.n_iterations, epsilon=plan.calibration.epsilon,
                                            delta=plan.calibration.delta)
-        spacing = 2.0 * arrays["thresholds"] / problem.n_samples / noise.grid_ratio
+        spacing = privacy.grid_spacings(arrays["thresholds"], problem.n_samples, noise.grid_ratio)
         arrays = {**arrays, "release_scale": spacing}
         release_units = noise.scale_units
         facts = {"release_scale": spacing * release_units, "grid_spacing": spacing, "grid_noise": dataclasses.asdict(noise)}

@@ -24,6 +24,7 @@ _MODULES = {
     "calibration": ("Calibration", "calibrate", "calibrate_subsampled"),
     "reuse": ("CalibrationStore",),
     "joint": ("JointRelease",),
+    "grid_gaussian": ("grid_noise", "grid_spacings"),
     "composition": ("advanced_composition_epsilon", "advanced_composition_epsilon_per_step"),
     "greedy_composition": ("greedy_epsilon", "greedy_epsilon_per_step", "grid_release_noise"),  # imports dp-accounting
     # These import dp-accounting.

@@ -85,6 +85,13 @@ def sensitivity_units(n_terms, ratio):
     return math.floor(spread + 1)
 
 
+def grid_spacings(bounds, n_terms, ratio):
+    """``h_j = fl(fl(2 C_j / n) / K)``: the grid spacing of values that sum ``n_terms`` terms of
+    magnitude at most ``bounds`` (``C_j``) over ``n``, at grid ratio ``K`` (module docstring).
+    The release's kernels and :func:`sensitivity_units` rest on this order of operations."""
+    return 2.0 * bounds / n_terms / ratio
+
+
 @functools.lru_cache(maxsize=256)
 def discrete_epsilon(sigma_units, sensitivity, steps, delta):
     """Epsilon at ``delta`` of ``steps`` composed discrete Gaussian steps (dp-accounting's PLD of
