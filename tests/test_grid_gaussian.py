@@ -124,4 +124,40 @@ def test_dp_skgds_uniform_sketch_releases_with_dp_cds_grid_noise():
     coordinate = privcd.fit(problem, "dp-cd", **arguments)
     assert sketched.info["grid_noise"] == coordinate.info["grid_noise"]
     assert np.array_equal(sketched.info["grid_spacing"], coordinate.info["grid_spacing"])
-    assert "grid_noise" not in privcd.fit(problem, "dp-skgd", sketch="full", **arguments).info
+    assert "grid_noise" not in privcd.fit(problem, "dp-skgd", sketch="full", seed=0, **arguments).info
+
+
+@pytest.mark.parametrize("sketch, tau", [("tau-nice", 2), ("full", None)])
+def test_a_block_sketchs_release_adds_discrete_gaussians_accounted_per_entry(sketch, tau):
+    """A block of tau entries is tau discrete Gaussian releases of multiplier z sqrt(tau): T tau of
+    them composed stay within the calibrated epsilon, at about (K + 1) / K times the noise."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 4))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    problem = privcd.Problem(X, np.sign(X[:, 0]), "logistic", "l2", 1e-3, row_norm_bound=1.0)
+    arguments = dict(epsilon=1.0, delta=1e-6, passes=2, step=0.3, clip=1.0, sketch=sketch, tau=tau, noise="coordinate")
+    release = privcd.fit(problem, "dp-skgd", **arguments)
+    experiment = privcd.fit(problem, "dp-skgd", seed=4, **arguments)
+    block = 2 if sketch == "tau-nice" else problem.n_features
+    noise = release.info["grid_noise"]
+    steps = 2 * problem.n_features  # T tau: 2 passes of p coordinate updates
+    assert noise["epsilon"] == discrete_epsilon(noise["sigma_units"], noise["sensitivity_units"], steps, 1e-6)
+    assert noise["epsilon"] <= release.epsilon == experiment.epsilon
+    assert noise["sigma_units"] >= release.noise_multiplier * math.sqrt(block) * noise["sensitivity_units"]
+    ratio = release.info["noise_std"] / (experiment.info["noise_std"] * math.sqrt(block))
+    assert np.all((ratio > 1.0) & (ratio < 1.0 + 2.0 / noise["grid_ratio"]))
+    assert np.isfinite(release.w).all() and not np.array_equal(release.w, experiment.w)
+
+
+@pytest.mark.parametrize("options, named", [(dict(sketch="tau-nice", tau=2), "noise='isotropic'"),
+                                            (dict(sketch="importance", probabilities="smoothness", tau=2,
+                                                  noise="coordinate"), "sketch='importance'")])
+def test_a_release_without_a_grid_sampler_is_refused_with_the_alternatives(options, named):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(100, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    problem = privcd.Problem(X, np.sign(X[:, 0]), "logistic", "l2", 1e-3, row_norm_bound=1.0)
+    arguments = dict(epsilon=1.0, delta=1e-6, passes=1, step=0.3, clip=1.0, **options)
+    with pytest.raises(ValueError, match=f"{named}.*Mironov 2012.*noise='coordinate'.*give a seed"):
+        privcd.fit(problem, "dp-skgd", **arguments)
+    assert np.isfinite(privcd.fit(problem, "dp-skgd", seed=0, **arguments).w).all()

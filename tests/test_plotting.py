@@ -77,3 +77,20 @@ def test_long_panel_titles_wrap_inside_the_panel():
     lines = figure.axes[0].get_title().split("\n")
     assert len(lines) == 2 and " ".join(lines) == label
     assert max(map(len, lines)) <= PANEL_TITLE_WIDTH
+
+
+@pytest.mark.parametrize("epsilons", [[2.0], [0.5, 1.0, 2.0]])
+def test_the_audit_figures_claim_line_shows_with_any_number_of_claims(epsilons):
+    """y = x spans the claims widened by 1.5 on each side: a visible segment even for one claim."""
+    from privcd.plotting.audit import audit_figure
+
+    rows = [{"variant": variant, "algorithm": algorithm, "label": label, "sound": True, "target_epsilon": e,
+             "epsilon": e, "epsilon_lower": 0.6 * e}
+            for variant, algorithm, label in [("dp-cd", "dp-cd", "DP-CD"), ("dp-sgd", "dp-sgd", "DP-SGD")]
+            for e in epsilons]
+    figure = audit_figure(pd.DataFrame(rows), title="t")
+    for axis in figure.axes:
+        claim = next(line for line in axis.get_lines() if line.get_label() == "y = x (the claim)")
+        xs = claim.get_xdata()
+        assert xs[0] == pytest.approx(min(epsilons) / 1.5) and xs[-1] == pytest.approx(max(epsilons) * 1.5)
+        assert axis.get_xlim() == pytest.approx((xs[0], xs[-1]))

@@ -189,3 +189,25 @@ def test_a_release_holds_no_kernel_time_and_an_experiment_does(problem, algorith
     experiment = privcd.fit(problem, algorithm, seed=1, **ARGUMENTS)
     assert release.seconds is None and "seconds" not in release.history.columns
     assert experiment.seconds > 0 and "seconds" in experiment.history.columns
+
+
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+def test_a_release_with_floating_point_noise_says_so(problem, algorithm):
+    """Each module names what its release still samples in floating point; such a release warns,
+    an experiment and a grid release do not."""
+    module = ALGORITHMS[algorithm]
+    loss = "hinge" if algorithm in ("dp-scd", "seqdp-scd") else "logistic"
+    task = privcd.Problem(problem.X, problem.y, loss, "l2", 1e-3, row_norm_bound=1.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        privcd.fit(task, algorithm, **ARGUMENTS)
+        floating = [w for w in caught if issubclass(w.category, privcd.FloatingPointNoiseWarning)]
+        assert len(floating) == (1 if module.FLOATING_POINT_RELEASE else 0)
+        if floating:
+            assert module.FLOATING_POINT_RELEASE in str(floating[0].message)
+            assert "Mironov 2012" in str(floating[0].message)
+        caught.clear()
+        privcd.fit(task, algorithm, seed=0, **ARGUMENTS)
+        assert not [w for w in caught if issubclass(w.category, privcd.FloatingPointNoiseWarning)]
+    assert ALGORITHMS["dp-cd"].FLOATING_POINT_RELEASE is None
+    assert ALGORITHMS["dp-sgd"].FLOATING_POINT_RELEASE

@@ -10,7 +10,7 @@ from privcd.algorithms.kernel_clock import kernel_clock
 from privcd.privacy.joint import JointRelease
 from privcd.privacy.reuse import CalibrationStore
 from privcd.problem import DataDependentConstantsWarning, Problem
-from privcd.randomness import RELEASE, resolve_seed
+from privcd.randomness import RELEASE, FloatingPointNoiseWarning, resolve_seed
 from privcd.run import DivergenceWarning, Run
 from privcd.validation import check_number, check_positive
 
@@ -138,6 +138,11 @@ def assemble(problem, module, settings, options, plan, randomness, w, snapshots,
     iterations = plan.checkpoints
     trace = {"iteration": iterations, "passes": iterations / plan.iterations_per_pass}
     released = mode == RELEASE and settings.private  # epsilon = inf: no guarantee to keep anything out of
+    if released and module.FLOATING_POINT_RELEASE:
+        warnings.warn(f"{module.NAME}: this private release draws {module.FLOATING_POINT_RELEASE} in floating point; its "
+                      "(epsilon, delta) holds for the real-valued mechanism, not for the IEEE floats it outputs "
+                      "(Mironov 2012). DP-CD and DP-SkGD (sketch='uniform', or 'tau-nice' and 'full' with "
+                      "noise='coordinate') release on a grid that keeps it", FloatingPointNoiseWarning, stacklevel=3)
     if released:
         seconds = None  # the kernel's time depends on the data: a side channel outside the guarantee
     else:

@@ -16,11 +16,12 @@ Derived streams: :func:`child` gives the ``SeedSequence`` of a numbered sub-stre
 seed exactly ``SeedSequence(seed, spawn_key=keys)`` (the streams the experiments have always used),
 for a ``SeedSequence`` its descendant with ``keys`` appended to its spawn key.
 
-What release mode gives and does not yet give: DP-CD's Gaussian noise is the exact discrete
-Gaussian on a grid (:mod:`privcd.privacy.grid_gaussian`), DP-GCD's released gradient entries and
-DP-CD-P's Laplace release of its constants the exact discrete Laplace
+What release mode gives and does not yet give: DP-CD's and DP-SkGD's Gaussian noise is the exact
+discrete Gaussian on a grid (:mod:`privcd.privacy.grid_gaussian`), DP-GCD's released gradient
+entries and DP-CD-P's Laplace release of its constants the exact discrete Laplace
 (:mod:`privcd.privacy.greedy_composition`, :mod:`privcd.privacy.grid_laplace`); the other noise
-(DP-SGD, DP-SCD, DP-SkGD, DP-GCD's selection) is still sampled in floating point (Mironov 2012), and every kernel's generator is a
+(DP-SGD, DP-SCD, DP-GCD's selection) is still sampled in floating point (Mironov 2012), which a
+:class:`FloatingPointNoiseWarning` says at each such release, and every kernel's generator is a
 statistical one (PCG64, and SplitMix64 with a 64-bit key, :mod:`privcd.kernels.streams`), not a
 cryptographic one. The README's *Privacy guarantees* says what that leaves open.
 """
@@ -30,6 +31,12 @@ from privcd.validation import check_seed
 
 RELEASE = "release"
 EXPERIMENT = "experiment"
+
+
+class FloatingPointNoiseWarning(UserWarning):
+    """A private release whose noise is still sampled in floating point: its (epsilon, delta) holds
+    for the real-valued mechanism, not for the IEEE floats it outputs (Mironov 2012). Each
+    algorithm module names what is left in ``FLOATING_POINT_RELEASE``."""
 
 
 class ReleaseSeed(np.random.SeedSequence):

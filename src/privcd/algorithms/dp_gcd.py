@@ -90,6 +90,7 @@ TUNABLE = False  # Laplace and noisy-max releases: privcd.tune_private accounts 
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, greedy selection
+FLOATING_POINT_RELEASE = "its report-noisy-max selections' Laplace noise"  # its released entries are on a grid
 RULES = {"algorithm-1": RULE_ALGORITHM_1, "gs-s": RULE_GS_S, "gs-r": RULE_GS_R, "gs-q": RULE_GS_Q}
 ACCOUNTANTS = ("pld", "advanced-composition")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on

@@ -125,6 +125,7 @@ TUNABLE = False  # sampled Gaussians: privcd.tune_private accounts exact Gaussia
 ESTIMATOR_CLIP = 1.0  # the estimators' clip: a dual update is at most 1 for the logistic and hinge losses
 THEORY_PASSES = False  # DP-CD's convex rate is not its rate: the estimators' default is NONSMOOTH_PASSES
 SMOOTHNESS_FROM_PROBLEM = None  # the dual method steps with the row norm bound 1, not M or beta
+FLOATING_POINT_RELEASE = "its Gaussian noise"  # no grid sampler with subsampled accounting yet
 LOSSES = ("squared", "logistic", "hinge")
 SAMPLING = "without-replacement"
 # The accountants of each noise placement, the default first.

@@ -52,6 +52,7 @@ TUNABLE = False  # sampled Gaussians: privcd.tune_private accounts exact Gaussia
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # beta: the step size step / beta (for a smooth loss)
+FLOATING_POINT_RELEASE = "its Gaussian noise"  # no grid sampler with subsampled accounting yet
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
 ACCOUNTANTS = ("pld", "rdp", "pld-two-orders")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on

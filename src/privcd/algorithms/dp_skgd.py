@@ -66,6 +66,7 @@ coordinate_order : {"uniform", "permutation", "cyclic"}
     draw their blocks from their distribution and accept only ``"uniform"``.
 """
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numba
@@ -79,6 +80,7 @@ from privcd.algorithms.dp_cd import (calibrate_releases, coordinate_order_code, 
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
 from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
 from privcd.kernels.layout import column_arrays
+from privcd.privacy.grid_gaussian import grid_noise, grid_spacings
 from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice, check_positive_int
 
@@ -91,11 +93,12 @@ TUNABLE = True  # training is exactly a Gaussian mechanism: privcd.tune_private 
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, importance sketch probabilities
+FLOATING_POINT_RELEASE = None  # a release is on a grid (DP-CD's) or refused (block_release_noise)
 SKETCHES = {"uniform": SKETCH_UNIFORM, "tau-nice": SKETCH_TAU_NICE, "importance": SKETCH_IMPORTANCE,
             "full": SKETCH_FULL}
 # Option sets that run other kernels than the default's (python -m privcd.warmup compiles each).
-WARMUP_OPTIONS = ({}, {"sketch": "tau-nice", "tau": 2}, {"sketch": "importance", "probabilities": "smoothness", "tau": 1},
-                  {"sketch": "full"})
+WARMUP_OPTIONS = ({}, {"sketch": "tau-nice", "tau": 2, "noise": "coordinate"},
+                  {"sketch": "importance", "probabilities": "smoothness", "tau": 1}, {"sketch": "full", "noise": "coordinate"})
 NOISE_MODELS = ("isotropic", "coordinate")
 
 
@@ -238,11 +241,43 @@ def kernel_arrays(problem, plan):
     return step_sizes, thresholds, noise_std, noise_weights
 
 
+def block_release_noise(problem, plan, thresholds):
+    """``(h, noise)`` of a private release of a block sketch: grid spacings ``h_j`` and the
+    :class:`~privcd.privacy.grid_gaussian.GridNoise` of a discrete Gaussian integer per block entry.
+
+    Under ``noise="coordinate"`` a block of ``tau`` coordinates is ``tau`` independent Gaussian
+    releases of multiplier ``z sqrt(tau)`` (each entry's sensitivity ``Delta_j`` over its noise
+    ``z sqrt(tau) Delta_j``), so the T iterations are ``T tau`` such releases, together exactly the
+    T Gaussians of multiplier z the run is calibrated for. On the grid each is DP-CD's release
+    (:mod:`privcd.privacy.grid_gaussian`): ``rint(fl(g_j / h_j)) + Z_j``, ``Z_j ~ N_Z(0, s^2)``
+    independent, whose product has the privacy loss of ``T tau`` composed pairs
+    ``(N_Z(0, s^2), N_Z(S, s^2))``, and ``s`` grows from ``z sqrt(tau) S`` until their discrete
+    accounting is within the calibrated epsilon. The block must have a fixed size (tau-nice, full):
+    the importance sketch's varies. The isotropic model's noise, common to a block whose entries
+    have different sensitivities, has no such product form; the coordinate model is never noisier
+    (module docstring).
+    """
+    k = plan.kernel
+    if k["sketch"] == SKETCH_IMPORTANCE or k["noise"] != "coordinate":
+        raise ValueError(
+            f"a private release (no seed) of DP-SkGD with sketch={plan.info['sketch']!r} and noise={k['noise']!r} "
+            "would add floating-point Gaussian noise, which is not private as IEEE floats (Mironov 2012); "
+            "releases of block sketches need a fixed block size and noise='coordinate' (sketch='tau-nice' or "
+            "'full'; never more noise than 'isotropic'), or sketch='uniform'; give a seed to run an experiment")
+    tau = round(plan.info["expected_block_size"])
+    calibration = plan.calibration
+    noise = grid_noise(k["noise_multiplier"] * math.sqrt(tau), n_terms=problem.n_samples,
+                       steps=calibration.mechanism.steps * tau,
+                       epsilon=plan.info.get("optimisation_epsilon", calibration.epsilon), delta=calibration.delta)
+    return grid_spacings(thresholds, problem.n_samples, noise.grid_ratio), noise
+
+
 def run(problem, plan, seed):
     """Run the :func:`privcd.kernels.dp_skgd.dp_skgd` kernel from w = 0; the uniform sketch runs
     :func:`privcd.kernels.dp_cd.dp_cd` itself (the same compiled loop, so DP-CD's bits by construction,
-    and as a private release DP-CD's grid noise, :func:`privcd.algorithms.dp_cd.release_noise`; the
-    block sketches' release noise is still floating point).
+    and as a private release DP-CD's grid noise, :func:`privcd.algorithms.dp_cd.release_noise`); a
+    private release of a block sketch adds discrete Gaussian integers on a grid
+    (:func:`block_release_noise`).
 
     Returns ``(w, snapshots, facts)``, ``facts`` the arrays of :func:`kernel_arrays` but the step
     sizes and the inclusion probabilities p_j (``E|S| / p`` each but for the importance sketch),
@@ -266,10 +301,16 @@ def run(problem, plan, seed):
                              plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), k["order"],
                              numba.get_num_threads() > 1, sigma_units)  # also starts numba's threading layer
     else:
+        sigma_units = 0  # an experiment's normals
+        if isinstance(seed, ReleaseSeed) and k["noise_multiplier"] > 0:
+            noise_std, noise = block_release_noise(problem, plan, thresholds)
+            sigma_units = noise.sigma_units
+            facts.update(noise_std=noise_std * sigma_units, grid_spacing=noise_std,
+                         grid_noise=dataclasses.asdict(noise))
         w, snapshots = launch(dp_skgd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                                problem.lam, k["sketch"], k["tau"], k["probabilities"], step_sizes, thresholds,
                                noise_std, noise_weights, plan.n_iterations, k["inner"], plan.checkpoints,
-                               kernel_rng(seed), np.zeros(problem.n_features))
+                               kernel_rng(seed), np.zeros(problem.n_features), sigma_units)
     return w, snapshots, facts
 
 

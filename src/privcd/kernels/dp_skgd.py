@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.averaging import close_epoch, credit_change, record_final_output
+from privcd.kernels.discrete_noise import discrete_gaussian, noisy_value
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.draws import bounded_integer
@@ -138,12 +139,16 @@ def _dense_clipped_sum(derivatives, Xf, j, threshold, work):
 
 @njit(cache=True)
 def block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
-               thresholds, noise_std, noise_weights, block, m, derivatives, gradients, work, olds, w, z, rng):
+               thresholds, noise_std, noise_weights, block, m, derivatives, gradients, work, olds, w, z, rng,
+               sigma_units=0):
     """One noisy proximal step on the coordinates ``block[:m]``, all gradients taken at the same w.
 
     Updates ``w`` and ``z = Xw`` in place; ``derivatives`` (n), ``gradients`` (p) and ``work``
     (:func:`~privcd.kernels.partial_sums.scratch`) are work space; the old values of ``w`` go to
-    ``olds[:m]``. One ``rng.standard_normal()`` per block entry.
+    ``olds[:m]``. One ``rng.standard_normal()`` per block entry; a release (``sigma_units > 0``,
+    ``noise_std`` the grid spacings) draws one discrete Gaussian integer of that standard deviation
+    per entry instead and releases the entry on its grid
+    (:func:`~privcd.kernels.discrete_noise.noisy_value`; the weights are not used).
     """
     block_gradients(is_sparse, Xf, data, indices, indptr, y, loss_code, thresholds, block, m, z,
                     derivatives, gradients, work)
@@ -156,8 +161,11 @@ def block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
         old = w[j]
         olds[b] = old
         gamma = step_sizes[j]
-        noise = noise_std[j] * factor * rng.standard_normal()
-        new = penalty_prox(penalty_code, old - gamma * (gradients[b] + noise), gamma, lam)
+        if sigma_units > 0:
+            noisy = noisy_value(gradients[b], noise_std[j], discrete_gaussian(rng, sigma_units), True)
+        else:
+            noisy = gradients[b] + noise_std[j] * factor * rng.standard_normal()
+        new = penalty_prox(penalty_code, old - gamma * noisy, gamma, lam)
         if new != old:
             add_scaled_column(is_sparse, Xf, data, indices, indptr, j, new - old, z)
             w[j] = new
@@ -166,7 +174,7 @@ def block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
 @njit(cache=True)
 def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, sketch, tau,
             probabilities, step_sizes, thresholds, noise_std, noise_weights, n_iterations, inner,
-            checkpoints, rng, w0):
+            checkpoints, rng, w0, sigma_units=0):
     """Run DP-SkGD for ``n_iterations`` block steps from ``w0``.
 
     Parameters
@@ -189,6 +197,11 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
         Iteration counts at which to record the current output (0 = before the first step).
     rng : numpy.random.Generator
         The run's generator (:func:`privcd.algorithms.base.kernel_rng`); advanced in place.
+    sigma_units : int
+        0: an experiment's Gaussian noise. ``> 0``: a private release, whose ``noise_std`` holds
+        the grid spacings and each block entry gets a discrete Gaussian integer of standard
+        deviation ``sigma_units`` in grid units (:func:`block_step`,
+        :mod:`privcd.privacy.grid_gaussian`).
 
     Returns
     -------
@@ -222,7 +235,8 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
             c += 1
         m = draw_block(sketch, tau, probabilities, top, order, block, rng)
         block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
-                   thresholds, noise_std, noise_weights, block, m, derivatives, gradients, work, olds, w, z, rng)
+                   thresholds, noise_std, noise_weights, block, m, derivatives, gradients, work, olds, w, z, rng,
+                   sigma_units)
         if averaging:
             k = it % inner
             for b in range(m):
