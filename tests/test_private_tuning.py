@@ -1,6 +1,7 @@
 """privcd.tune_private and privcd.privacy.selection: private hyperparameter tuning, counted (issue 22)."""
 import math
 
+import dp_accounting
 import numpy as np
 import pytest
 from dp_accounting import dp_event
@@ -123,8 +124,11 @@ def test_same_seed_same_run_and_bad_inputs_are_clear_errors(problem):
     first = privcd.tune_private(problem, "dp-cd", GRID, epsilon=1.0, delta=1e-5, seed=9)
     second = privcd.tune_private(problem, "dp-cd", GRID, epsilon=1.0, delta=1e-5, seed=9)
     assert np.array_equal(first.w, second.w) and first.info["tuning"] == second.info["tuning"]
-    with pytest.raises(ValueError, match="supports algorithm in \\['dp-cd', 'dp-skgd'\\].*'dp-sgd'"):
-        privcd.tune_private(problem, "dp-sgd", GRID, epsilon=1.0, delta=1e-5)
+    with pytest.raises(ValueError, match="supports algorithm in \\['dp-cd', 'dp-scd', 'dp-sgd', 'dp-skgd', "
+                                         "'seqdp-scd'\\].*'dp-gcd'"):
+        privcd.tune_private(problem, "dp-gcd", GRID, epsilon=1.0, delta=1e-5)
+    with pytest.raises(ValueError, match="accountant='rdp' does not support sampling='poisson'"):
+        privcd.tune_private(problem, "dp-sgd", GRID, epsilon=1.0, delta=1e-5, sampling="poisson")
     with pytest.raises(ValueError, match="accountant="):
         privcd.tune_private(problem, "dp-cd", GRID, epsilon=1.0, delta=1e-5, accountant="rdp")
     with pytest.raises(ValueError, match="missing \\['clip'\\]"):
@@ -157,8 +161,9 @@ def test_the_end_to_end_config_is_checked_against_the_experiment():
     assert study.problems == ("dp-cd/a", "dp-gcd/b") and study.epsilons == (0.5, 1.0, 2.0, 5.0, 10.0)
     with pytest.raises(ValueError, match=r"\['dp-gcd/c'\] are not problems of the experiment"):
         EndToEndStudy.from_config({**section, "problems": {"dp-gcd": ["c"]}}, experiment)
-    with pytest.raises(ValueError, match="algorithm='dp-sgd'"):
-        EndToEndStudy.from_config({**section, "algorithm": "dp-sgd"}, experiment)
+    with pytest.raises(ValueError, match="algorithm='dp-gcd'"):
+        EndToEndStudy.from_config({**section, "algorithm": "dp-gcd"}, experiment)
+    assert EndToEndStudy.from_config({**section, "algorithm": "dp-sgd"}, experiment).algorithm == "dp-sgd"
     with pytest.raises(ValueError, match="missing 'clip'"):
         EndToEndStudy.from_config({**section, "defaults": {"passes": 1, "step": 1.0}}, experiment)
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['run'\]"):
@@ -174,3 +179,39 @@ def test_the_end_to_end_config_is_checked_against_the_experiment():
         EndToEndStudy.from_config({**section, "defaults": {**section["defaults"], "batch_size": 4}}, experiment)
     with pytest.raises(ValueError, match=r"end_to_end.grid: .*coordinate_order"):
         EndToEndStudy.from_config({**section, "grid": {**GRID, "coordinate_order": "sideways"}}, experiment)
+
+
+# -- candidates whose training composes sampled Gaussians (RDP) ------------------------------------
+
+SGD_GRID = {"passes": [1, 3], "step": [0.1, 0.5], "clip": [0.1, 1.0]}
+
+
+@pytest.mark.filterwarnings("ignore::privcd.FloatingPointNoiseWarning")
+@pytest.mark.parametrize("algorithm, options", [("dp-sgd", {"batch_size": 16}), ("dp-scd", {"batch_size": 20})])
+def test_sampled_training_is_tuned_within_its_total_and_spends_it(problem, algorithm, options):
+    """The floor of issue 38: at most the target and at least 0.99 of it; each candidate ran at its
+    family's calibrated noise, read from the store the selection was computed with."""
+    run = privcd.tune_private(problem, algorithm, SGD_GRID, epsilon=1.0, delta=1e-5, seed=2, **options)
+    tuning = run.info["tuning"]
+    assert 0.99 < run.epsilon <= 1.0 and run.delta == 1e-5 and tuning["training_accountant"] == "rdp"
+    assert "RDP-accounted" in run.accountant and tuning["mu_train"] is None
+    passes = run.settings["passes"]
+    longest = max(SGD_GRID["passes"])
+    assert run.noise_multiplier == pytest.approx(tuning["noise_knob"] * math.sqrt(passes / longest), rel=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore::privcd.FloatingPointNoiseWarning")
+def test_the_selection_of_sampled_candidates_is_dp_accountings_repeat_and_select(problem):
+    """One family: privcd's selection epsilon against dp-accounting's RepeatAndSelectDpEvent of the
+    candidate's event (T sampled Gaussian steps at the calibrated z, then the score's Gaussian)."""
+    grid = {"passes": [2], "step": [0.5], "clip": [1.0]}
+    run = privcd.tune_private(problem, "dp-sgd", grid, epsilon=2.0, delta=1e-5, seed=0, batch_size=16)
+    tuning = run.info["tuning"]
+    steps = 2 * problem.n_samples // 16
+    training = dp_event.SelfComposedDpEvent(dp_event.SampledWithoutReplacementDpEvent(
+        problem.n_samples, 16, dp_event.GaussianDpEvent(run.noise_multiplier)), steps)
+    candidate = dp_event.ComposedDpEvent([training, dp_event.GaussianDpEvent(1.0 / tuning["mu_score"])])
+    accountant = rdp_privacy_accountant.RdpAccountant(orders=list(ORDERS),
+                                                      neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+    accountant.compose(dp_event.RepeatAndSelectDpEvent(candidate, tuning["mean_candidates"], tuning["shape"]))
+    assert tuning["selection_epsilon"] == pytest.approx(accountant.get_epsilon(tuning["delta_rdp"]), rel=1e-6)

@@ -19,9 +19,9 @@ An algorithm module defines
     the ``plan.kernel`` entry that sets the noise and its power: the noise scales as
     ``kernel[key] ** power`` (1: a noise multiplier or standard deviation; -1: a per-step epsilon),
     read by :func:`with_noise_factor` (the under-noised mutants of :func:`privcd.audit`);
-``TUNABLE`` : bool
-    whether its training is exactly a Gaussian mechanism, which :func:`privcd.tune_private`
-    accounts;
+``TUNING_ACCOUNTANT`` : str or None
+    how :func:`privcd.tune_private` accounts its training: ``"exact"`` (exactly a Gaussian
+    mechanism), ``"rdp"`` (its RDP, :mod:`privcd.tuning.rdp_candidates`) or None (not tunable);
 ``ESTIMATOR_CLIP`` : float or None
     the estimators' default clip (None: the loss's gradient bound times the public row bound);
 ``THEORY_PASSES`` : bool

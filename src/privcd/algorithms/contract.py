@@ -19,7 +19,7 @@ class AlgorithmModule(Protocol):
     SMOOTHNESS_FROM_PROBLEM: dict | None
     JOINT_RELEASE: bool
     NOISE_KEY: tuple
-    TUNABLE: bool  # training is exactly a Gaussian mechanism, which privcd.tune_private accounts
+    TUNING_ACCOUNTANT: str | None  # how privcd.tune_private accounts its training: "exact", "rdp" or None
     ESTIMATOR_CLIP: float | None  # the estimators' default clip; None: the loss's gradient bound times R
     THEORY_PASSES: bool  # the estimators' default passes follow DP-CD's convex rate
     FLOATING_POINT_RELEASE: str | None  # what a release still samples in floating point; None: nothing

@@ -75,7 +75,7 @@ OPTIONS = {"inner_iterations": None, "accountant": "exact", "checkpoints": None,
            "smoothness_budget": 0.1, "coordinate_order": "uniform"}
 JOINT_RELEASE = True  # the optimisation's Gaussian releases (DP-CD-P's constants are its own Laplace release)
 NOISE_KEY = ("noise_multiplier", 1)  # plan.kernel entry the noise is proportional to (privcd.audit's mutants)
-TUNABLE = True  # training is exactly a Gaussian mechanism: privcd.tune_private accounts it
+TUNING_ACCOUNTANT = "exact"  # training is exactly a Gaussian mechanism
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate (privcd.estimators.defaults)
 SMOOTHNESS_FROM_PROBLEM = {"smoothness": "public"}  # DP-CD-P ("private") estimates its own M_j

@@ -121,7 +121,7 @@ OPTIONS = {"batch_size": 100, "box": 1e-4, "update_from": "noisy", "noise": None
            "row_norm_bound": None, "checkpoints": None}
 JOINT_RELEASE = True
 NOISE_KEY = ("noise_std", 1)  # plan.kernel entry the noise is proportional to
-TUNABLE = False  # sampled Gaussians: privcd.tune_private accounts exact Gaussian training only
+TUNING_ACCOUNTANT = "rdp"  # noise on every dual: sampled Gaussians, Wang-Balle-Kasiviswanathan's RDP
 ESTIMATOR_CLIP = 1.0  # the estimators' clip: a dual update is at most 1 for the logistic and hinge losses
 THEORY_PASSES = False  # DP-CD's convex rate is not its rate: the estimators' default is NONSMOOTH_PASSES
 SMOOTHNESS_FROM_PROBLEM = None  # the dual method steps with the row norm bound 1, not M or beta

@@ -89,7 +89,7 @@ OPTIONS = {"sketch": "uniform", "tau": None, "probabilities": None, "noise": "is
            "inner_iterations": None, "accountant": "exact", "checkpoints": None, "coordinate_order": "uniform"}
 JOINT_RELEASE = True
 NOISE_KEY = ("noise_multiplier", 1)  # plan.kernel entry the noise is proportional to
-TUNABLE = True  # training is exactly a Gaussian mechanism: privcd.tune_private accounts it
+TUNING_ACCOUNTANT = "exact"  # training is exactly a Gaussian mechanism
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, importance sketch probabilities

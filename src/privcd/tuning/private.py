@@ -8,19 +8,26 @@ number of candidates K from a truncated negative binomial (geometric by default,
 (independently of the data), trains on it, and gets a private score; the candidate with the best
 score is returned. Everything that touched the data is in the total (epsilon, delta):
 
-* each candidate is a Gaussian mechanism: its training (DP-CD or DP-SkGD: compositions of Gaussian
-  releases, exactly a mu_t-GDP Gaussian mechanism, ``accountant="exact"``) and its score, the
-  regularised objective with every loss clipped to ``score_clip`` plus Gaussian noise of standard
-  deviation ``score_clip / (n mu_s)`` (replace-one sensitivity ``score_clip / n``), so the candidate
-  is mu-GDP with ``mu^2 = mu_t^2 + mu_s^2`` and (lambda, lambda mu^2 / 2)-RDP whatever configuration
-  it draws (a data-independent mixture of such mechanisms is too);
+* each candidate trains and is scored. The score is the regularised objective with every loss
+  clipped to ``score_clip`` plus Gaussian noise of standard deviation ``score_clip / (n mu_s)``
+  (replace-one sensitivity ``score_clip / n``): mu_s-GDP. The training is accounted as its module's
+  ``TUNING_ACCOUNTANT`` says:
+
+  - ``"exact"`` (DP-CD, DP-SkGD): compositions of Gaussian releases, exactly a mu_t-GDP Gaussian
+    mechanism, so the candidate is mu-GDP with ``mu^2 = mu_t^2 + mu_s^2`` and
+    (lambda, lambda mu^2 / 2)-RDP whatever configuration it draws (a data-independent mixture of
+    such mechanisms is too);
+  - ``"rdp"`` (DP-SGD, DP-SCD and SEQDP-SCD with noise on every dual, batches sampled without
+    replacement): the largest RDP of the grid's training families, plus the score's
+    (:mod:`privcd.tuning.rdp_candidates`);
 * the selection over K candidates: Theorem 2's RDP, converted to (epsilon, delta_rdp)-DP by
   dp-accounting's conversion;
 * the cap: ``(1 + e^epsilon) P[K > cap] <= delta_tail`` (:func:`privcd.privacy.selection.candidate_cap`).
 
 Budget split (the rule): ``delta_tail = tail_share * delta`` and ``delta_rdp = delta - delta_tail``;
 the score gets ``score_share`` of the candidate's ``mu^2`` (``mu_s^2 = score_share mu^2``); mu is the
-largest for which the selection's epsilon is at most the target (bisection).
+largest for which the selection's epsilon is at most the target (bisection). Under ``"rdp"`` the
+score keeps that mu_s and the training's noise is the smallest that meets the target with it.
 """
 import dataclasses
 import math
@@ -35,6 +42,7 @@ from privcd.kernels.evaluate import clipped_data_fit_value, penalty_sum
 from privcd.privacy.selection import candidate_cap, sample_tnb, selection_rdp, tnb_gamma
 from privcd.randomness import RELEASE, child, resolve_seed
 from privcd.tuning.grid import expand
+from privcd.tuning.rdp_candidates import calibrate_candidates, families
 from privcd.tuning.seeds import derive_seed
 from privcd.validation import check_number, check_positive
 
@@ -78,8 +86,8 @@ def private_score(problem, w, *, bound, mu, rng):
 
 
 def tunable_algorithms():
-    """The algorithms whose training is exactly a Gaussian mechanism (their module's ``TUNABLE``)."""
-    return sorted(name for name, module in ALGORITHMS.items() if module.TUNABLE)
+    """The algorithms whose training :func:`tune_private` accounts (their module's ``TUNING_ACCOUNTANT``)."""
+    return sorted(name for name, module in ALGORITHMS.items() if module.TUNING_ACCOUNTANT)
 
 
 def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_candidates=10.0, shape=1.0,
@@ -89,7 +97,7 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_ca
     Parameters
     ----------
     problem : privcd.Problem
-    algorithm : {"dp-cd", "dp-skgd"}
+    algorithm : {"dp-cd", "dp-skgd", "dp-sgd", "dp-scd", "seqdp-scd"}
     grid : dict
         Hyperparameters (``passes``, ``step``, ``clip`` and any option) -> values, as in the
         workflow's grids (:func:`privcd.tuning.expand`); candidates draw from its product uniformly.
@@ -110,7 +118,8 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_ca
         clip of 10 ranked w = 0 above a model 500x closer to the optimum), at the price of a noise
         proportional to it.
     **options
-        Options of the algorithm for every candidate (not ``accountant``: the exact one is used).
+        Options of the algorithm for every candidate (not ``accountant``: the module's
+        ``TUNING_ACCOUNTANT`` is used).
 
     Returns
     -------
@@ -121,11 +130,12 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_ca
     """
     supported = tunable_algorithms()
     if algorithm not in supported:
-        raise ValueError(f"tune_private supports algorithm in {supported} (training runs that are exactly "
-                         f"Gaussian mechanisms, the modules' TUNABLE); got {algorithm!r}")
+        raise ValueError(f"tune_private supports algorithm in {supported} (training it can account, the modules' "
+                         f"TUNING_ACCOUNTANT); got {algorithm!r}")
     if "accountant" in options or options.get("smoothness", "public") != "public":
-        raise ValueError("tune_private accounts every candidate as an exact Gaussian mechanism: do not pass "
-                         "accountant= or smoothness='private'")
+        raise ValueError("tune_private accounts every candidate's training itself (the module's TUNING_ACCOUNTANT): "
+                         "do not pass accountant= or smoothness='private'")
+    accountant = ALGORITHMS[algorithm].TUNING_ACCOUNTANT
     epsilon = check_positive("epsilon", epsilon)
     delta = check_number("delta", delta, low=0.0, high=1.0)
     mode, seed = resolve_seed(seed)
@@ -144,29 +154,42 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_ca
     mu = candidate_mu(epsilon, delta=delta_rdp, shape=shape, gamma=gamma)
     mu_score, mu_train = math.sqrt(score_share) * mu, math.sqrt(1.0 - score_share) * mu
     cap = candidate_cap(shape, gamma, epsilon, delta_tail)
+    if accountant == "exact":
+        train_epsilon = dp_accounting.get_epsilon_gaussian(1.0 / mu_train, TRAINING_DELTA)
+        achieved, store, extra = selection_epsilon(mu, delta=delta_rdp, shape=shape, gamma=gamma), None, {}
+        planned_at = {index: train_epsilon for index in range(len(configurations))}
+    else:
+        family_of = families(problem, algorithm, configurations, options)
+        calibrated = calibrate_candidates(family_of.values(), mu_score=mu_score, epsilon=epsilon, delta=delta_rdp,
+                                          shape=shape, gamma=gamma, orders=ORDERS, training_delta=TRAINING_DELTA)
+        achieved, store, train_epsilon = calibrated.epsilon, calibrated.store, max(calibrated.epsilons.values())
+        planned_at = {index: calibrated.epsilons[family] for index, family in family_of.items()}
+        extra = {"noise_knob": calibrated.knob}
+        mu_train = None  # the training is not a Gaussian mechanism
     rng = np.random.default_rng(seed)
     count = min(sample_tnb(shape, gamma, rng), cap)
-    train_epsilon = dp_accounting.get_epsilon_gaussian(1.0 / mu_train, TRAINING_DELTA)
     candidates, best = [], None
     for index in range(count):
-        configuration = configurations[int(rng.integers(len(configurations)))]
+        drawn = int(rng.integers(len(configurations)))
+        configuration = configurations[drawn]
         candidate_seed = (derive_seed(seed, "tune_private", algorithm, str(index), 0) if isinstance(seed, int)
                           else child(seed, CANDIDATE_STREAM, index))
-        run = run_planned(problem, *prepare(problem, algorithm, epsilon=train_epsilon, delta=TRAINING_DELTA,
-                                            accountant="exact", **configuration, **options),
+        run = run_planned(problem, *prepare(problem, algorithm, epsilon=planned_at[drawn], delta=TRAINING_DELTA,
+                                            accountant=accountant, calibrations=store, **configuration, **options),
                           (mode, candidate_seed))
         score = private_score(problem, run.w, bound=score_clip, mu=mu_score, rng=rng)
         candidates.append({"configuration": configuration, "score": float(score)})
         if best is None or score < best[0]:
             best = (score, run)
-    achieved = selection_epsilon(mu, delta=delta_rdp, shape=shape, gamma=gamma)
     tuning = {"cap": cap, "shape": shape, "gamma": gamma,
               "mean_candidates": mean_candidates, "grid_size": len(configurations), "mu": mu, "mu_train": mu_train,
               "mu_score": mu_score, "train_epsilon": train_epsilon, "score_clip": score_clip,
-              "delta_rdp": delta_rdp, "delta_tail": delta_tail, "selection_epsilon": achieved}
+              "delta_rdp": delta_rdp, "delta_tail": delta_tail, "selection_epsilon": achieved,
+              "training_accountant": accountant, **extra}
     if mode != RELEASE:  # K and the others' scores: Theorem 2 covers the selected candidate only
         tuning.update(candidates=candidates, count=count)
     run = best[1]
     return dataclasses.replace(run, seed=None if mode == RELEASE else seed, epsilon=achieved, delta=delta,
-                               accountant="selection (Papernot-Steinke Thm 2) of exact Gaussians",
+                               accountant=("selection (Papernot-Steinke Thm 2) of exact Gaussians" if accountant == "exact"
+                                           else "selection (Papernot-Steinke Thm 2) of RDP-accounted candidates"),
                                info={**run.info, "tuning": tuning})
