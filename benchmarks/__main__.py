@@ -77,14 +77,16 @@ def parse(argv=None):
 
 def main(argv=None):
     args = parse(argv)
-    results, parts = {}, []
+    results, parts, durations = {}, [], {}
     for name in args.only:
         title, run, markdown = SECTIONS[name]
+        began = time.perf_counter()
         results[name] = run(args)
-        parts.append(f"## {title}\n\n{markdown(results[name])}\n")
+        durations[name] = time.perf_counter() - began
+        parts.append(f"## {title}\n\n{markdown(results[name])}\n\nThe section took {durations[name]:.0f} s.\n")
     meta = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "machine": platform.platform(), "cpus": os.cpu_count(),
             "load_average": os.getloadavg(), "python": platform.python_version(), "quick": args.quick,
-            "algorithms": args.algorithms}
+            "algorithms": args.algorithms, "section_seconds": durations}
     text = (f"# privcd benchmarks\n\n{meta['date']}, {meta['machine']}, {meta['cpus']} CPUs, load average "
             f"{meta['load_average'][0]:.1f} at the end{' (--quick)' if args.quick else ''}.\n\n" + "\n".join(parts))
     args.output.mkdir(parents=True, exist_ok=True)

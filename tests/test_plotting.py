@@ -94,3 +94,12 @@ def test_the_audit_figures_claim_line_shows_with_any_number_of_claims(epsilons):
         xs = claim.get_xdata()
         assert xs[0] == pytest.approx(min(epsilons) / 1.5) and xs[-1] == pytest.approx(max(epsilons) * 1.5)
         assert axis.get_xlim() == pytest.approx((xs[0], xs[-1]))
+
+
+def test_the_end_to_end_protocols_use_no_algorithms_colour():
+    from privcd.plotting.end_to_end import PROTOCOL_STYLES
+    from privcd.plotting.styles import FAMILY_COLORS, STYLES
+
+    taken = set(FAMILY_COLORS.values()) | {style.color for style in STYLES.values()}
+    colours = [color for color, *_ in PROTOCOL_STYLES.values()]
+    assert len(set(colours)) == len(colours) and not taken & set(colours)

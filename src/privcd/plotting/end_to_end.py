@@ -7,10 +7,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-# One style per protocol (privcd.tuning.end_to_end.PROTOCOLS).
-PROTOCOL_STYLES = {"papers": ("#7f7f7f", "o", "--", "papers' protocol (tuning not counted)"),
-                   "private": ("#1f77b4", "s", "-", "private tuning (counted)"),
-                   "defaults": ("#ff7f0e", "^", "-", "data-independent defaults")}
+from privcd.plotting.styles import FALLBACK_COLORS  # noqa: E402
+
+# One style per protocol (privcd.tuning.end_to_end.PROTOCOLS), in colours no algorithm family uses
+# (privcd.plotting.styles.FALLBACK_COLORS): the figure shows one algorithm under three protocols.
+PROTOCOL_STYLES = {"papers": (FALLBACK_COLORS[0], "o", "--", "papers' protocol (tuning not counted)"),
+                   "private": (FALLBACK_COLORS[4], "s", "-", "private tuning (counted)"),
+                   "defaults": (FALLBACK_COLORS[3], "^", "-.", "data-independent defaults")}
 
 
 def end_to_end_figure(table, *, titles, title):
