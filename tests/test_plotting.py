@@ -103,3 +103,10 @@ def test_the_end_to_end_protocols_use_no_algorithms_colour():
     taken = set(FAMILY_COLORS.values()) | {style.color for style in STYLES.values()}
     colours = [color for color, *_ in PROTOCOL_STYLES.values()]
     assert len(set(colours)) == len(colours) and not taken & set(colours)
+
+
+def test_a_time_axis_is_logarithmic_and_a_passes_axis_linear():
+    curves = convergence_curves(aggregated(), by=["passes"])
+    for x, scale in (("seconds", "log"), ("passes", "linear")):
+        figure = convergence_figure(curves, x=x)
+        assert {axis.get_xscale() for axis in figure.axes if axis.get_visible()} == {scale}
