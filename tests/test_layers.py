@@ -2,6 +2,7 @@
 import graph between them has no cycle and kernels know nothing of accounting, tuning or results."""
 import ast
 import collections
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "privcd"
@@ -59,3 +60,14 @@ def test_imports_go_down_the_layers():
               for source, targets in edges.items() for target, where in targets
               if LAYER_OF[target] >= LAYER_OF[source]]
     assert not upward, "\n".join(sorted(upward))
+
+
+def test_no_dated_measurement_stays_in_the_package():
+    """Docstrings say what the code does and why; dates and nanosecond timings live in
+    benchmarks/README.md and results/reference/ (issue 39)."""
+    package = Path(__file__).resolve().parents[1] / "src" / "privcd"
+    found = [f"{path.relative_to(package)}:{number}"
+             for path in sorted(package.rglob("*.py"))
+             for number, line in enumerate(path.read_text().splitlines(), 1)
+             if re.search(r"\b20\d\d-\d\d-\d\d\b|\b\d+(\.\d+)? ns\b", line)]
+    assert not found, found

@@ -52,7 +52,7 @@ def coordinate_update(is_sparse, threaded, Xf, data, indices, indptr, y, loss_co
 
     Inlined into :func:`dp_cd` and :func:`privcd.kernels.dp_cd_many.dp_cd_many` by numba, with
     :func:`~privcd.kernels.linalg.lagged_clipped_gradient_sum`: a compiled call increfs and
-    decrefs each array argument (atomics), about 100 ns a call with the dozen arrays here. Both
+    decrefs each array argument (atomics, for each of the dozen arrays here). Both
     kernels take their steps here, and the sum's order is fixed in the source
     (:mod:`privcd.kernels.partial_sums`), so a run has the same bits alone or in lockstep, from a
     fresh or a warm numba cache (and DP-SkGD's uniform sketch, which runs :func:`dp_cd`, has DP-CD's).

@@ -29,9 +29,8 @@ def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
     not depend on the number of threads. Dense X: one configuration after the other, each step a
     pass over its residuals (:func:`_dense_lane`). Sparse X: iteration by iteration, the lane's
     configurations side by side in SIMD lanes (:func:`_sparse_lane`), their residuals stored as
-    the rows of ``Z`` of shape (n, K). On dorothea (350 x 72,113, 4.4 entries a column, one
-    thread): 48 ns a configuration-step with 32 configurations and 59 with 8, against 169 for
-    :func:`dp_cd` alone (logistic loss; squared: 34, 36 and 126).
+    the rows of ``Z`` of shape (n, K); on wide sparse X a configuration-step costs about a third of
+    a solo step (benchmarks/README.md).
 
     Parameters
     ----------

@@ -122,8 +122,8 @@ def standard_laplace(rng):
     Inverse CDF of one uniform ``u = rng.random()`` in (0, 1) (redrawn if 0):
     ``sign(u - 1/2) (-log(2 min(u, 1 - u)))``, written without a data-dependent branch (``1 - u``
     is exact for ``u >= 1/2``). numba's ``rng.laplace(0.0, 1.0)`` consumes the same uniform and
-    agrees to rounding (it branches on ``u`` and computes ``log(2 - u - u)``) but costs 21 ns a
-    draw here against 12 ns for this one (2 million draws, medians of 7).
+    agrees to rounding (it branches on ``u`` and computes ``log(2 - u - u)``) but costs nearly twice
+    as much (benchmarks/README.md).
     """
     u = rng.random()
     while u == 0.0:

@@ -16,10 +16,8 @@ uniform per geometric skip), the noise from stream 1 (keys from
 at position ``2 t ceil(p / 2)`` (:func:`privcd.kernels.gaussian.fill_standard_normal`). The noise
 positions do not depend on the batches or on w, so the kernel draws the normals of a block of
 steps (:func:`block_steps`) at once (:func:`draw_noise`, the same bits as a draw per step): for
-narrow rows in one vectorised loop (on 45,312 x 8 with b = 1 a step went from about 450-650 ns
-to 140-165 ns), for wide rows shared among numba's threads (on 1,000 x 1,000, 5.6 us a step to
-3.5 with 2 threads). (Drawing the batches ahead too and loading their records into cache first
-was measured: no gain there.)
+narrow rows in one vectorised loop, for wide rows shared among numba's threads (both measured
+faster, benchmarks/README.md; drawing the batches ahead too was not).
 
 Runs that share their draws take their steps in lockstep in :mod:`privcd.kernels.dp_sgd_many`.
 """
@@ -77,7 +75,7 @@ def add_clipped_gradients(is_sparse, Xc, data, indices, indptr, y, row_norms, lo
     Inlined where called with a literal ``is_sparse``, and it calls the loop with a literal loss
     code: a runtime storage flag leaves the sparse scatter in the dense loop, and LLVM then reloads
     w and the gradient after every store (3-5x slower); a runtime loss code keeps the derivative a
-    call and made a step of 45,312 x 8 squared loss 4x slower (72 ns against 18 in lockstep).
+    call and made a step several times slower (benchmarks/README.md).
     """
     if loss_code == logistic.CODE:
         accumulate_clipped_gradients(is_sparse, Xc, data, indices, indptr, y, row_norms, logistic.CODE, clip, batch,

@@ -52,8 +52,8 @@ def dp_sgd_many(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
     steps at a time, and then every configuration takes the block's steps (a ``prange`` over lanes
     of :data:`LANE` configurations, :func:`lane_steps`; each configuration's arithmetic is that
     of the solo kernel, so the result does not depend on the number of threads). The block's
-    records are read once into cache for all K. On 45,312 x 8 logistic (one thread): 45 ns a
-    configuration-step, against 156 for :func:`dp_sgd` alone.
+    records are read once into cache for all K (a configuration-step costs about a third of a solo
+    step, benchmarks/README.md).
 
     Parameters as :func:`dp_sgd`, with ``steps``, ``clips`` and ``noise_stds`` arrays of shape (K,)
     and ``W0`` of shape (K, p). Returns ``W`` of shape (K, p) and ``snapshots`` of shape
@@ -118,10 +118,8 @@ def dp_sgd_many_sparse(Xc, data, indices, indptr, y, row_norms, loss_code, penal
        what a step does outside the support of its batch; the compact copies then overwrite S.
 
     Each coordinate sees the operations of :func:`dp_sgd` in the same order, so the bits are the
-    same. On dorothea (350 x 72,113, 1% dense, logistic + L1, b = 1, one thread, 2 passes): 15.5 ms
-    a run-pass with 62 configurations (the 128 MiB group of a tuning chunk) and 25 with 10,
-    against 122 alone; the group's normals (4.25 ns each) are about 2 of the 15.5. Stepping every
-    configuration over all p at each step took 22 ms with 10 and 25 with 29.
+    same. On wide sparse X this is several times faster than the configurations alone, and
+    faster than stepping every configuration over all p (benchmarks/README.md).
     """
     n = y.shape[0]
     K, p = W0.shape

@@ -5,8 +5,8 @@ The DP-CD, DP-GCD and DP-SkGD kernels take the run's generator as an argument
 :mod:`privcd.kernels.streams` instead) and call its methods: ``rng.standard_normal()`` and ``rng.random()`` draw from the same PCG64
 stream, with the same numbers, as numpy's own ``Generator`` methods called in the same order.
 ``rng.integers(low, high)`` does too, but numba 0.68 builds it on a size-1 array allocated per
-call: 54 ns a draw here, against 19 ns for :func:`bounded_integer` and 14 ns for the legacy
-``np.random.randint`` (2 million draws of ``integers(i % 1000, 1000)``, medians of 7).
+call, nearly three times the cost of :func:`bounded_integer` (benchmarks/README.md, "Measurements
+behind the kernels' design").
 """
 import numpy as np
 from numba import njit

@@ -46,8 +46,8 @@ def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag
     as by :func:`add_scaled_column` (no fused multiply-add), so ``z`` has the same bits as without the
     lag, dense or sparse. ``lag_delta = 0`` updates nothing. Inlined into numba callers (no array
     reference counting on a call). The loops take a literal loss code: a runtime code keeps the
-    derivative an out-of-line call, which stops vectorisation on dense X and cost DP-CD on
-    dorothea (4.4 entries a column) 356 ns a step against 243 on sparse X.
+    derivative an out-of-line call, which stops vectorisation on dense X and slows sparse X
+    (benchmarks/README.md).
     """
     if not is_sparse:
         if loss_code == logistic.CODE:
@@ -110,7 +110,7 @@ def _dense_block_total(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, ring
     code (LLVM does not hoist a runtime loss dispatch out of the loop, which then stays scalar). Two
     loops, with and without the lag, because a conditional store in the loop would stop
     vectorisation. The rows are unsigned (``np.uint64``): a signed index offset by ``first`` gets
-    numba's negative-index wraparound, which kept the loop scalar (7.2 ns a sample against 1.3)."""
+    numba's negative-index wraparound, which kept the loop scalar (benchmarks/README.md)."""
     start_ring(ring)
     base = np.uint64(first)
     if lag_delta == 0.0:
