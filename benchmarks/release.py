@@ -14,7 +14,7 @@ from benchmarks.shapes import ONE_ITERATION, SETTINGS, cases, passes_of
 FLOOR = 1.5
 # The kernels whose release samples its noise differently from an experiment (the others run the
 # same kernel in both modes, so their ratio measures noise only).
-GRID_NOISE = ("dp-cd", "dp-gcd")
+GRID_NOISE = ("dp-cd", "dp-gcd", "dp-skgd")  # DP-SkGD's default sketch is DP-CD's
 
 
 def seconds_per_pass(module, problem, seed_of, quick):

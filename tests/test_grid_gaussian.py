@@ -161,3 +161,27 @@ def test_a_release_without_a_grid_sampler_is_refused_with_the_alternatives(optio
     with pytest.raises(ValueError, match=f"{named}.*Mironov 2012.*noise='coordinate'.*give a seed"):
         privcd.fit(problem, "dp-skgd", **arguments)
     assert np.isfinite(privcd.fit(problem, "dp-skgd", seed=0, **arguments).w).all()
+
+
+def test_beyond_the_pld_steps_the_accounting_is_concentrated_dp_between_two_independent_bounds():
+    """The conversion of T S^2 / (2 s^2)-zCDP: at least the exact epsilon of the Gaussian with that
+    RDP curve (mu = sqrt(2 rho)), which the conversion must cover, at most Bun and Steinke's
+    rho + 2 sqrt(rho log(1 / delta)), and within 10% of the Gaussian's."""
+    import dp_accounting
+
+    from privcd.privacy.grid_gaussian import PLD_STEPS
+
+    steps, sigma, sensitivity, delta = 4 * PLD_STEPS, 300_000, 1025, 1e-6
+    rho = steps * sensitivity**2 / (2.0 * sigma**2)
+    ours = discrete_epsilon(sigma, sensitivity, steps, delta)
+    gaussian = dp_accounting.get_epsilon_gaussian(1.0 / math.sqrt(2 * rho), delta)
+    assert gaussian < ours < rho + 2 * math.sqrt(rho * math.log(1 / delta))
+    assert ours < 1.1 * gaussian
+
+
+def test_a_wide_problems_release_noise_is_found_fast_and_within_its_epsilon():
+    """500,000 steps (5 passes of p = 100,000): concentrated DP, K raised back, about 1.08x the noise."""
+    calibration = calibrate(GaussianComposition(500_000), epsilon=1.0, delta=1e-6, accountant="exact")
+    noise = grid_noise(calibration.noise_multiplier, n_terms=800, steps=500_000, epsilon=calibration.epsilon, delta=1e-6)
+    assert noise.epsilon <= calibration.epsilon and noise.grid_ratio >= 64
+    assert 1.0 < noise.sigma_units / (calibration.noise_multiplier * noise.grid_ratio) < 1.1
