@@ -188,13 +188,18 @@ def run(problem, plan, seed):
     return w, snapshots, facts
 
 
-def release_noise(problem, plan, thresholds):
+def release_noise(problem, plan, thresholds, block=1):
     """``(h, noise)``: a release's grid spacings ``h_j = fl(fl(2 C_j / n) / K)`` and its
     :class:`~privcd.privacy.grid_gaussian.GridNoise`, whose discrete accounting of the plan's
     releases (all the runs of a joint release) is within the optimisation's calibrated epsilon
-    (:mod:`privcd.privacy.grid_gaussian`)."""
+    (:mod:`privcd.privacy.grid_gaussian`).
+
+    ``block = tau`` coordinates per step, each with multiplier ``z sqrt(tau)`` (DP-SkGD's block
+    sketches, :func:`privcd.algorithms.dp_skgd.block_release_noise`): the T steps are ``T tau``
+    such releases, together the T Gaussians of multiplier z the plan is calibrated for."""
     calibration = plan.calibration
-    noise = grid_noise(plan.kernel["noise_multiplier"], n_terms=problem.n_samples, steps=calibration.mechanism.steps,
+    noise = grid_noise(plan.kernel["noise_multiplier"] * math.sqrt(block), n_terms=problem.n_samples,
+                       steps=calibration.mechanism.steps * block,
                        epsilon=plan.info.get("optimisation_epsilon", calibration.epsilon), delta=calibration.delta)
     return grid_spacings(thresholds, problem.n_samples, noise.grid_ratio), noise
 

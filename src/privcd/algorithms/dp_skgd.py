@@ -66,7 +66,6 @@ coordinate_order : {"uniform", "permutation", "cyclic"}
     draw their blocks from their distribution and accept only ``"uniform"``.
 """
 import dataclasses
-import math
 from dataclasses import dataclass
 
 import numba
@@ -80,7 +79,6 @@ from privcd.algorithms.dp_cd import (calibrate_releases, coordinate_order_code, 
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
 from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
 from privcd.kernels.layout import column_arrays
-from privcd.privacy.grid_gaussian import grid_noise, grid_spacings
 from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice, check_positive_int
 
@@ -264,12 +262,7 @@ def block_release_noise(problem, plan, thresholds):
             "would add floating-point Gaussian noise, which is not private as IEEE floats (Mironov 2012); "
             "releases of block sketches need a fixed block size and noise='coordinate' (sketch='tau-nice' or "
             "'full'; never more noise than 'isotropic'), or sketch='uniform'; give a seed to run an experiment")
-    tau = round(plan.info["expected_block_size"])
-    calibration = plan.calibration
-    noise = grid_noise(k["noise_multiplier"] * math.sqrt(tau), n_terms=problem.n_samples,
-                       steps=calibration.mechanism.steps * tau,
-                       epsilon=plan.info.get("optimisation_epsilon", calibration.epsilon), delta=calibration.delta)
-    return grid_spacings(thresholds, problem.n_samples, noise.grid_ratio), noise
+    return release_noise(problem, plan, thresholds, block=round(plan.info["expected_block_size"]))
 
 
 def run(problem, plan, seed):
