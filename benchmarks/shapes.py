@@ -11,7 +11,7 @@ import scipy.sparse as sp
 import privcd
 from privcd.algorithms.base import Settings
 from benchmarks.harness import hardware_bound_seconds, median_seconds
-from benchmarks.numpy_reference.draws import NumpyDraws
+from tests.numpy_reference.draws import NumpyDraws
 
 # (name, n, p, density; None: dense): Gaussian data of the shapes of the papers' datasets.
 SPARSE_SHAPE = ("dorothea", 800, 100_000, 0.01)
@@ -62,10 +62,10 @@ def numpy_reference(module_name):
     """``run(problem, plan, seed)`` of the plain numpy version of an algorithm, or ``None``.
 
     References that take ``draws`` (those of the stream-based kernels) are timed on numpy's own
-    Generator (:class:`~benchmarks.numpy_reference.draws.NumpyDraws`), as a numpy user would write
+    Generator (:class:`~tests.numpy_reference.draws.NumpyDraws`), as a numpy user would write
     them, not on the slower numpy replay of the kernel's stream that the tests use."""
     try:
-        module = importlib.import_module(f"benchmarks.numpy_reference.{module_name}")
+        module = importlib.import_module(f"tests.numpy_reference.{module_name}")
     except ModuleNotFoundError:
         return None
     if "draws" in inspect.signature(module.run).parameters:

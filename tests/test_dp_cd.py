@@ -4,7 +4,7 @@ import pytest
 import scipy.sparse as sp
 
 import privcd
-from benchmarks.numpy_reference import dp_cd as numpy_dp_cd
+from numpy_reference import dp_cd as numpy_dp_cd
 from privcd.algorithms import dp_cd as dp_cd_algorithm
 from privcd.algorithms.base import Settings, coordinate_thresholds, kernel_rng
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd

@@ -1,8 +1,6 @@
 """DP-GCD (dp-gcd Algorithm 1, proximal Algorithm 2 with GS-s/GS-r/GS-q): convergence without noise,
 greedy selection, privacy calibration (eq. (2)), noise scales, sparsity bookkeeping, options."""
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -306,10 +304,7 @@ def test_unknown_rule_is_named_before_the_kernel_runs(monkeypatch):
 
 
 def test_numpy_reference_follows_the_same_random_path():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "numpy_reference" / "dp_gcd.py"
-    spec = importlib.util.spec_from_file_location("numpy_reference_dp_gcd", path)
-    reference = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reference)
+    from numpy_reference import dp_gcd as reference
     for loss, penalty, lam, rule in [("logistic", "l2", 0.01, None), ("squared", "l1", 0.1, "gs-r"),
                                      ("logistic", "l1", 0.02, "gs-q")]:
         problem = make_problem(loss, penalty, lam)

@@ -20,7 +20,7 @@ from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, draw_batch
 from privcd.kernels.gaussian import PIECE_PAIRS, fill_standard_normal
 from privcd.kernels.layout import row_arrays
 from privcd.losses import get_loss
-from benchmarks.numpy_reference import dp_scd as numpy_dp_scd
+from numpy_reference import dp_scd as numpy_dp_scd
 
 INF = math.inf
 LOSSES = ["squared", "logistic", "hinge"]

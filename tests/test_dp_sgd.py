@@ -11,8 +11,8 @@ import privcd
 from privcd.algorithms import dp_sgd
 from privcd.algorithms.base import Settings, kernel_key
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, clipped_derivative, draw_batch
-from benchmarks.numpy_reference import dp_sgd as numpy_dp_sgd
-from benchmarks.numpy_reference.draws import NumpyDraws
+from numpy_reference import dp_sgd as numpy_dp_sgd
+from numpy_reference.draws import NumpyDraws
 from conftest import make_problem
 
 INF = float("inf")

@@ -12,7 +12,7 @@ from numba import njit
 from scipy.stats import norm
 
 import privcd
-from benchmarks.numpy_reference import dp_skgd as numpy_dp_skgd
+from numpy_reference import dp_skgd as numpy_dp_skgd
 from privcd.algorithms import dp_skgd
 from privcd.algorithms.base import Settings, coordinate_thresholds, kernel_rng
 from privcd.kernels.dp_skgd import SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd as dp_skgd_kernel, draw_block

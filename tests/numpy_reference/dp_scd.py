@@ -6,15 +6,15 @@ would: per record a numpy dot product with ``v`` and the scalar update of dp-scd
 the noise. It draws in the kernel's order (the batch by partial Fisher-Yates; with noise on every
 dual, L normals for the noise the members missed, added lazily as the kernel does; then L + p
 normals);
-with :class:`~benchmarks.numpy_reference.draws.StreamDraws` (the default) it replays the kernel's
+with :class:`~numpy_reference.draws.StreamDraws` (the default) it replays the kernel's
 stream, follows its path and agrees with it to rounding.
 """
 import math
 
 import numpy as np
 
-from benchmarks.numpy_reference.draws import StreamDraws
-from benchmarks.numpy_reference.dp_sgd import batch_without_replacement
+from .draws import StreamDraws
+from .dp_sgd import batch_without_replacement
 
 
 def run(problem, plan, seed, draws=StreamDraws):

@@ -12,7 +12,7 @@ same PCG64 stream, so the reference follows the kernel's path and agrees with it
 """
 import numpy as np
 
-from benchmarks.numpy_reference.dp_cd import dense_columns, derivatives, prox
+from .dp_cd import dense_columns, derivatives, prox
 from privcd.algorithms.base import kernel_rng
 from privcd.algorithms.dp_skgd import kernel_arrays
 from privcd.kernels.dp_skgd import SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM

@@ -2,13 +2,13 @@
 
 ``run(problem, plan, seed, draws=StreamDraws) -> w`` applies the update of
 :mod:`privcd.kernels.dp_sgd` for a plan of :mod:`privcd.algorithms.dp_sgd`, drawing as the kernel
-does: the batches from stream 0, p normals a step from stream 1. With :class:`~benchmarks.numpy_reference.draws.StreamDraws`
+does: the batches from stream 0, p normals a step from stream 1. With :class:`~numpy_reference.draws.StreamDraws`
 it replays the kernel's stream and follows its path (same batches, same noise), agreeing with it to
 the rounding of the gradient sums; with ``NumpyDraws`` it is what the benchmarks time.
 """
 import numpy as np
 
-from benchmarks.numpy_reference.draws import StreamDraws
+from .draws import StreamDraws
 from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT
 
 

@@ -1,5 +1,0 @@
-"""Plain numpy SEQDP-SCD: the loop of :mod:`benchmarks.numpy_reference.dp_scd` in sequential mode
-(the plan of :mod:`privcd.algorithms.seqdp_scd` sets ``sequential``)."""
-from benchmarks.numpy_reference.dp_scd import run
-
-__all__ = ["run"]
