@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from numba import njit
 
 import privcd
+from privcd.losses import LOSSES
 
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
@@ -28,7 +29,7 @@ def make_problem(loss, penalty, lam, *, n=120, p=15, density=0.4, sparse=False, 
         norms = np.linalg.norm(X, axis=1)
         X[norms > 0] /= norms[norms > 0, None]
     w_true = rng.normal(size=p)
-    if loss in ("logistic", "hinge"):
+    if LOSSES[loss].labels is not None:
         y = np.where(X @ w_true + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
     else:
         y = X @ w_true + 0.1 * rng.normal(size=n)

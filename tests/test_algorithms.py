@@ -14,6 +14,7 @@ import scipy.sparse as sp
 import privcd
 from privcd.algorithms import ALGORITHMS
 from privcd.fit import prepare
+from privcd.losses import LOSSES
 from conftest import make_problem
 
 ALGORITHM_NAMES = sorted(ALGORITHMS)
@@ -135,6 +136,24 @@ def test_dense_and_sparse_give_the_same_numbers(name):
     b = privcd.fit(sparse, name, epsilon=1.0, delta=1e-5, seed=5, **HYPER, **options)
     np.testing.assert_allclose(a.w, b.w, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(a.history["objective"], b.history["objective"], rtol=1e-9)
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+@pytest.mark.parametrize("name", ALGORITHM_NAMES)
+def test_every_registered_loss_descends_or_is_refused_by_name(name, loss):
+    """Each algorithm takes every registered loss (adding a loss adds it here) or refuses it with an
+    error that names it; a loss it takes descends from w = 0 without noise, dense and sparse alike."""
+    options = CASES.get(name, ("logistic", "l2", 0.01, {}))[3]
+    problems = [make_problem(loss, "l2", 0.01, unit_rows=True, sparse=sparse) for sparse in (False, True)]
+    try:
+        runs = [privcd.fit(problem, name, epsilon=math.inf, seed=0, passes=3, step=0.1, clip=10.0, **options)
+                for problem in problems]
+    except ValueError as error:
+        assert repr(loss) in str(error) or f"loss={loss}" in str(error), str(error)
+        return
+    for problem, run in zip(problems, runs):
+        assert problem.objective(run.w) < problem.objective(np.zeros(problem.n_features))
+    np.testing.assert_allclose(runs[0].w, runs[1].w, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", ALGORITHM_NAMES)

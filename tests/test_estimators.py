@@ -17,13 +17,13 @@ from sklearn.utils.estimator_checks import check_classifiers_train, check_regres
 
 import privcd
 from privcd.algorithms.private_smoothness import smoothness_mechanism
-from privcd.estimators import (CHECKS_CONTRADICTING_DP, DPLasso, DPLinearRegression, DPLinearSVC, DPLogisticRegression,
+from privcd.estimators import (CHECKS_CONTRADICTING_DP, DPHuberRegressor, DPLasso, DPLinearRegression, DPLinearSVC, DPLogisticRegression,
                                PrivacyLeakWarning, expected_failed_checks)
 from privcd.estimators.bounds import clip_rows
 from privcd.estimators.defaults import MAX_PASSES, theory_passes
 from privcd.privacy import JointRelease
 
-ESTIMATORS = [DPLogisticRegression(), DPLinearSVC(), DPLinearRegression(), DPLasso(alpha=0.01)]
+ESTIMATORS = [DPLogisticRegression(), DPLinearSVC(), DPLinearRegression(), DPLasso(alpha=0.01), DPHuberRegressor()]
 
 
 def classification(n=3000, p=6, classes=2, seed=0):
@@ -314,3 +314,42 @@ def test_bad_weights_and_unsupported_ones_are_clear_errors():
             estimator(data_norm=1.0, classes=[0, 1]).fit(Xc, yc, sample_weight=np.ones(len(yc)))
         with pytest.raises(ValueError, match="class_weight='balanced' is not supported"):
             estimator(data_norm=1.0, classes=[0, 1], class_weight="balanced").fit(Xc, yc)
+
+
+def test_the_huber_regressor_shrugs_off_outlying_targets_without_a_bound_on_y():
+    """5% of the targets moved by +-30: at epsilon = 1 the Huber regressor (threshold 0.5, no bound on
+    y, none needed) keeps a clean test R^2 above 0.9 (measured: 0.962, median of 5 seeds), while least
+    squares with a bound covering the outliers falls below 0 (measured: -233)."""
+    rng = np.random.default_rng(0)
+    X, y = regression(n=6000, seed=1)
+    X, y, test_X, test_y = X[:4000], y[:4000], X[4000:], y[4000:]
+    outlying = rng.random(len(y)) < 0.05
+    y = y + outlying * rng.choice([-30.0, 30.0], size=len(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # the Huber fit reads nothing from y
+        robust = [DPHuberRegressor(bounds=(-1.0, 1.0), threshold=0.5, random_state=seed).fit(X, y).score(test_X, test_y)
+                  for seed in range(5)]
+    plain = [DPLinearRegression(bounds=(-1.0, 1.0), y_bound=40.0, random_state=seed).fit(X, y).score(test_X, test_y)
+             for seed in range(5)]
+    assert np.median(robust) > 0.9 and np.median(plain) < 0.0
+
+
+def test_the_huber_regressor_is_the_same_fit_in_other_units_of_y():
+    """threshold is in the units of y: scaling y and threshold by 100 scales the model by 100."""
+    X, y = regression(n=500)
+    model = DPHuberRegressor(bounds=(-1.0, 1.0), threshold=0.25, random_state=3).fit(X, y)
+    scaled = DPHuberRegressor(bounds=(-1.0, 1.0), threshold=25.0, random_state=3).fit(X, 100 * y)
+    np.testing.assert_allclose(scaled.coef_, 100 * model.coef_, rtol=1e-9)
+    assert scaled.intercept_ == pytest.approx(100 * model.intercept_, rel=1e-9)
+
+
+@pytest.mark.parametrize("threshold", [0, -1.0, math.inf, True, "1"])
+def test_a_bad_huber_threshold_is_named(threshold):
+    with pytest.raises(ValueError, match=f"threshold={threshold!r}: expected a positive finite number"):
+        DPHuberRegressor(bounds=(-1.0, 1.0), threshold=threshold).fit(*regression(n=50))
+
+
+def test_the_huber_regressor_refuses_sample_weights_by_name():
+    X, y = regression(n=50)
+    with pytest.raises(ValueError, match="DPHuberRegressor takes no sample_weight.*quadratic loss"):
+        DPHuberRegressor(bounds=(-1.0, 1.0)).fit(X, y, sample_weight=np.ones(len(y)))

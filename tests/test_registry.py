@@ -81,3 +81,21 @@ def test_every_loss_declares_its_facts_on_its_spec(name):
     spec = LOSSES[name]
     assert spec.gradient_bound > 0 and spec.utility in HIGHER_IS_BETTER and spec.display
     assert utility_of(name) == spec.utility and LOSS_NAMES[name] == spec.display
+    assert spec.solver in ("newton", "svm-dual-cd")
+    assert isinstance(spec.zero_at_label, bool) and isinstance(spec.unattained_on_separable, bool)
+
+
+@pytest.mark.parametrize("module", LOSS_MODULES, ids=lambda m: m.SPEC.name)
+def test_the_declared_facts_hold(module):
+    """The spec's facts are the module's: ``|l'| <= gradient_bound`` at every prediction
+    (classification) or residual within 1 (regression), attained; ``l(y, y) = 0`` where declared;
+    an infimum approached only at infinite margin where declared."""
+    spec = module.SPEC
+    labels = spec.labels or np.linspace(-1.0, 1.0, 9)
+    for y in labels:
+        predictions = np.linspace(-50.0, 50.0, 1001) if spec.labels else y + np.linspace(-1.0, 1.0, 41)
+        slopes = [abs(module.derivative(z, y)) for z in predictions]
+        assert spec.gradient_bound - 1e-3 <= max(slopes) <= spec.gradient_bound
+        assert (module.value(y, y) == 0.0) == spec.zero_at_label
+        smallest = min(module.value(z, y) for z in np.append(np.linspace(-50.0, 50.0, 1001), y))
+        assert (smallest > 0.0) == spec.unattained_on_separable and smallest < 1e-20

@@ -29,7 +29,15 @@ TINY = {
         "problems": {"log1": {"dataset": "log1", "loss": "logistic", "penalty": "l2", "lam": 0.01}},
         "algorithms": {"dp-cd": {"grid": {"passes": 2, "step": [0.3, 1.0], "clip": [1.0, 3.0]}},
                        "dp-sgd": {"grid": {"passes": 1, "step": [0.1], "clip": [1.0]}}},
-    }},
+    },
+        # a loss the papers do not use goes through every stage by its registry entry alone
+        "robust": {
+            "privacy": {"epsilon": 1.0, "delta": "1/n^2"},
+            "runs": {"tune": 1, "final": 1},
+            "final_checkpoints": 2,
+            "problems": {"log1-huber": {"dataset": "log1", "loss": "huber", "penalty": "l2", "lam": 0.01}},
+            "algorithms": {"dp-cd": {"grid": {"passes": 1, "step": [1.0], "clip": [2.0]}}},
+        }},
 }
 
 
@@ -57,6 +65,9 @@ def test_every_stage_writes_its_outputs(run):
                  "figures/tiny/convergence_seconds.png", "results/tables/tiny/final_errors.md",
                  "results/tables/tiny/tuning_errors.tex"]:
         assert (run / path).stat().st_size > 0, path
+    huber = pd.read_parquet(run / "results/aggregate/robust/final.parquet").sort_values("checkpoint")
+    assert set(huber["problem"]) == {"log1-huber"} and (huber["metric_relative_error"] > -1e-8).all()
+    assert huber["metric_objective"].iloc[-1] < huber["metric_objective"].iloc[0]  # below F(0)
     log = (run / "logs/tune/tiny/log1/dp-cd/chunk_0000.log").read_text()
     assert "2/2 configurations done" in log
 

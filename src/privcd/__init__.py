@@ -6,7 +6,7 @@ from privcd.problem import DataDependentBoundsWarning, DataDependentConstantsWar
 from privcd.randomness import FloatingPointNoiseWarning
 from privcd.run import DivergenceWarning, Run
 
-__all__ = ["DPLasso", "DPLinearRegression", "DPLinearSVC", "DPLogisticRegression", "DataDependentBoundsWarning",
+__all__ = ["DPHuberRegressor", "DPLasso", "DPLinearRegression", "DPLinearSVC", "DPLogisticRegression", "DataDependentBoundsWarning",
            "DataDependentConstantsWarning",
            "DivergenceWarning", "FloatingPointNoiseWarning", "Problem", "Run", "audit", "dataset_table", "fit", "fit_many", "load_dataset", "solve_nonprivate", "tune_private"]
 __version__ = "0.1.0"
@@ -15,7 +15,7 @@ __version__ = "0.1.0"
 # scikit-learn (0.8 s), the certified solver scipy.optimize and scipy.linalg (0.3 s), the audit
 # scipy.stats, the estimators scikit-learn's base classes. (The privacy package defers dp-accounting the same way: privcd.privacy.)
 _LAZY = {"audit": "privcd.auditing", "tune_private": "privcd.tuning.private", "load_dataset": "privcd.data", "dataset_table": "privcd.data",
-         "solve_nonprivate": "privcd.optimum", "DPLasso": "privcd.estimators", "DPLinearRegression": "privcd.estimators",
+         "solve_nonprivate": "privcd.optimum", "DPHuberRegressor": "privcd.estimators", "DPLasso": "privcd.estimators", "DPLinearRegression": "privcd.estimators",
          "DPLinearSVC": "privcd.estimators", "DPLogisticRegression": "privcd.estimators"}
 
 

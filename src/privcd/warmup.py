@@ -29,7 +29,7 @@ def tiny_problems(loss, penalty):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(256, 4))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    y = np.sign(X[:, 0] + 0.1) if LOSSES[loss].name != "squared" else X[:, 0]
+    y = np.sign(X[:, 0] + 0.1) if LOSSES[loss].labels is not None else X[:, 0]
     lam = 0.0 if penalty is None else 1e-3
     return [privcd.Problem(data, y, loss, penalty, lam, row_norm_bound=1.0, feature_bound=1.0)
             for data in (X, sp.csr_matrix(X))]
@@ -66,7 +66,8 @@ def warm_estimators():
     for estimator in (privcd.DPLogisticRegression(bounds=(-1, 1), classes=[0, 1]),
                       privcd.DPLinearSVC(bounds=(-1, 1), classes=[0, 1])):
         estimator.fit(X, labels)
-    for estimator in (privcd.DPLinearRegression(bounds=(-1, 1), y_bound=1.0), privcd.DPLasso(bounds=(-1, 1), y_bound=1.0)):
+    for estimator in (privcd.DPLinearRegression(bounds=(-1, 1), y_bound=1.0), privcd.DPLasso(bounds=(-1, 1), y_bound=1.0),
+                      privcd.DPHuberRegressor(bounds=(-1, 1))):
         estimator.fit(X, X[:, 0])
 
 

@@ -48,11 +48,15 @@ class DPRegressor(RegressorMixin, DPLinearModel):
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, y_numeric=True)
         weights = check_sample_weight(sample_weight, X.shape[0])
         scale = self._target_scale(y)
-        targets = np.clip(np.asarray(y, dtype=np.float64), -scale, scale) / scale
+        targets = self._scaled_targets(np.asarray(y, dtype=np.float64), scale)
         self._fit_outputs(X, targets[:, None], weights=weights,
                           alpha=float(self.alpha) / scale ** (2 - self.PENALTY_DEGREE))
         self.coef_, self.intercept_ = self.coef_[0] * scale, float(self.intercept_[0]) * scale
         return self
+
+    def _scaled_targets(self, y, scale):
+        """``clip(y, -B, B) / B``: the targets in a unit range."""
+        return np.clip(y, -scale, scale) / scale
 
     def _target_scale(self, y):
         """``B``: the public ``y_bound``, or ``max |y|`` read from y with a warning (class docstring)."""
@@ -131,3 +135,62 @@ class DPLasso(DPRegressor):
                          algorithm=algorithm, passes=passes, step=step, clip=clip, alpha=alpha,
                          fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, options=options,
                          random_state=random_state)
+
+
+class DPHuberRegressor(DPRegressor):
+    """Robust regression with the Huber loss, under (epsilon, delta)-DP; default DP-CD.
+
+    The objective is ``(1/(2n)) sum_i H(y_i - <w, x_i> - b) + alpha ||w||^2`` with
+    ``H(r) = r^2`` for ``|r| <= threshold`` and ``2 threshold |r| - threshold^2`` beyond: least
+    squares (scikit-learn's) for residuals within ``threshold``, a linear pull beyond, so outliers in
+    y move the model little. ``threshold`` is public and in the units of y (scikit-learn's
+    ``HuberRegressor`` instead scales it by a residual scale it estimates from the data, which a
+    private fit would have to pay for).
+
+    No bound on y is needed: the loss's derivative lies in ``[-2 threshold, 2 threshold]`` whatever
+    the target, so a record's gradient is bounded by the public bounds on X alone
+    (:mod:`privcd.losses.huber`), and y is never clipped. The fit runs on ``y / threshold``, privcd's
+    Huber loss of threshold 1 (``H(r) = threshold^2 h(r / threshold)``), and scales back:
+    ``coef_ = threshold w'``.
+
+    ``sample_weight`` is refused: folding a weight into the record, as the least-squares regressors
+    do, holds only for a quadratic loss (``s H(r) != H(sqrt(s) r)`` beyond the threshold).
+    Parameters and attributes otherwise as :class:`DPLinearRegression` (``GridSearchCV`` included).
+    """
+
+    LOSS = "huber"
+    PENALTY = "l2"
+    ALGORITHMS = ("dp-cd", "dp-sgd", "dp-skgd", "dp-gcd")
+
+    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, threshold=1.0, algorithm="dp-cd",
+                 passes=None, step=1.0, clip=None, alpha=1e-3, fit_intercept=True, intercept_scaling=1.0, options=None,
+                 random_state=None):
+        DPLinearModel.__init__(self, epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds,
+                               algorithm=algorithm, passes=passes, step=step, clip=clip, alpha=alpha,
+                               fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, options=options,
+                               random_state=random_state)  # no y_bound: the loss bounds the gradient
+        self.threshold = threshold
+
+    def fit(self, X, y, **fit_params):
+        """Fit under (epsilon, delta)-DP: ``epsilon_`` and ``delta_`` hold what the fit achieved.
+        ``sample_weight`` (in ``fit_params``, the only one known) other than None is a ``ValueError``
+        (class docstring)."""
+        unknown = sorted(set(fit_params) - {"sample_weight"})
+        if unknown:
+            raise TypeError(f"{type(self).__name__}.fit() got unexpected keyword argument(s) {unknown}")
+        if fit_params.get("sample_weight") is not None:
+            raise ValueError(f"{type(self).__name__} takes no sample_weight: a weight folds into the record only for "
+                             "a quadratic loss; use DPLinearRegression, which takes sample_weight in [0, 1]")
+        return super().fit(X, y)
+
+    def _scaled_targets(self, y, scale):
+        """``y / threshold``, unclipped: the Huber loss bounds every record's gradient whatever y is."""
+        return y / scale
+
+    def _target_scale(self, y):
+        """The public ``threshold``."""
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, numbers.Real) \
+                or not np.isfinite(self.threshold) or self.threshold <= 0:
+            raise ValueError(f"threshold={self.threshold!r}: expected a positive finite number, the residual (in "
+                             "the units of y) beyond which the Huber loss grows linearly")
+        return float(self.threshold)

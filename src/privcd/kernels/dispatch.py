@@ -8,7 +8,7 @@ import math
 
 from numba import njit
 
-from privcd.losses import hinge, logistic, squared
+from privcd.losses import hinge, huber, logistic, squared
 from privcd.penalties import l1, l2, none
 
 
@@ -21,6 +21,8 @@ def loss_value(code, z, y):
         return squared.value(z, y)
     if code == hinge.CODE:
         return hinge.value(z, y)
+    if code == huber.CODE:
+        return huber.value(z, y)
     return math.nan
 
 
@@ -35,6 +37,8 @@ def loss_derivative(code, z, y):
         return squared.derivative(z, y)
     if code == hinge.CODE:
         return hinge.derivative(z, y)
+    if code == huber.CODE:
+        return huber.derivative(z, y)
     return math.nan
 
 
@@ -47,6 +51,8 @@ def loss_second_derivative(code, z, y):
         return squared.second_derivative(z, y)
     if code == hinge.CODE:
         return hinge.second_derivative(z, y)
+    if code == huber.CODE:
+        return huber.second_derivative(z, y)
     return math.nan
 
 
@@ -59,6 +65,8 @@ def loss_conjugate(code, u, y):
         return squared.conjugate(u, y)
     if code == hinge.CODE:
         return hinge.conjugate(u, y)
+    if code == huber.CODE:
+        return huber.conjugate(u, y)
     return math.nan
 
 

@@ -37,12 +37,23 @@ class LossSpec:
     labels : tuple or None
         The accepted label set (``(-1.0, 1.0)`` for classification), ``None`` for any real.
     gradient_bound : float
-        ``sup |dl/dz|`` over predictions and labels in ``[-1, 1]``: a record's gradient norm is at
-        most ``gradient_bound * ||x||`` (the estimators' default clip).
+        ``sup |dl/dz|`` over every prediction for a classification loss, over residuals
+        ``|z - y| <= 1`` for a regression loss (targets scaled to a unit range, predictions near
+        them; the Huber loss's slope never exceeds it): a record's gradient norm is then at most
+        ``gradient_bound * ||x||``, the estimators' default clip, which bounds it beyond.
     utility : str
         The held-out metric of a run (:mod:`privcd.results.utility`): ``"accuracy"`` or ``"mse"``.
     display : str
         The loss's name in tables (dp-gcd Table 4: ``"Logistic"``, ``"LeastSquares"``).
+    solver : str
+        The non-private solver of :mod:`privcd.optimum`: ``"newton"`` (damped or proximal Newton on
+        ``second_derivative``) or ``"svm-dual-cd"`` (the hinge loss's dual coordinate descent).
+    zero_at_label : bool
+        ``l(y, y) = 0`` is the loss's minimum (regression losses): without a penalty, a ``w`` that
+        interpolates the data has ``F* = 0``, where relative errors are undefined.
+    unattained_on_separable : bool
+        The loss's infimum is approached, not attained, as the margin ``y z`` grows (logistic):
+        without a penalty, ``F`` has no minimiser on (quasi-)separable data.
     """
 
     name: str
@@ -52,3 +63,6 @@ class LossSpec:
     gradient_bound: float
     utility: str
     display: str
+    solver: str
+    zero_at_label: bool
+    unattained_on_separable: bool

@@ -26,7 +26,7 @@ def duality_gap(problem, w):
     w = np.asarray(w, dtype=np.float64)
     if w.shape != (problem.n_features,):
         raise ValueError(f"w has shape {w.shape}; expected ({problem.n_features},)")
-    if problem.loss.name == "hinge":
+    if problem.loss.solver == "svm-dual-cd":
         return float(hinge_gap(problem, w))
     _check_supported(problem)
     problem = _without_void_penalty(problem)

@@ -141,13 +141,13 @@ class _Solver:
         problem, state = self.problem, self.state
         if problem.penalty.name is not None:
             return
-        if problem.loss.name == "logistic":
+        if problem.loss.unattained_on_separable:
             margins = problem.y * state.z
             if margins.min() >= 0.0 and margins.max() > 0.0:  # w itself separates the data
                 raise NoMinimizerError(_separation_message(problem, margins > 0.0))
-        elif problem.loss.name == "squared" and state.F <= _NOISE ** 2 * self.f_zero:
+        elif problem.loss.zero_at_label and state.F <= _NOISE ** 2 * self.f_zero:
             raise ZeroOptimumError(
-                f"least squares without penalty fits these data exactly (F(w) = {state.F:.3g}, "
+                f"{problem.loss.display} without penalty fits these data exactly (F(w) = {state.F:.3g}, "
                 f"F(0) = {self.f_zero:.3g}): F* = 0 up to rounding and relative errors to it are "
                 "undefined; use penalty='l2' or 'l1' with lam > 0")
 
@@ -220,11 +220,11 @@ class _NewtonSolver(_Solver):
         super().__init__(problem)
         n, p = problem.n_samples, problem.n_features
         self.ridge = problem.lam if problem.penalty.name == "l2" else 0.0
-        if problem.penalty.name is None and problem.loss.name == "squared":
+        if problem.penalty.name is None and problem.loss.zero_at_label:
             rank = self.state.range_basis().shape[1]
             if rank == n:
                 raise ZeroOptimumError(
-                    f"least squares without penalty interpolates these data (rank X = n = {n}), so "
+                    f"{problem.loss.display} without penalty interpolates these data (rank X = n = {n}), so "
                     "F* = 0 and relative errors to it are undefined; use penalty='l2' or 'l1' with lam > 0")
         if p <= n and p <= _DIRECT_CAP:
             self.method = "newton"

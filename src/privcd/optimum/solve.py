@@ -67,10 +67,10 @@ def solve_nonprivate(problem, *, tol=None, max_iter=200):
     NotImplementedError
         A loss or smooth penalty the solver has no second derivative for.
     """
-    hinge = problem.loss.name == "hinge"
-    tol = check_number("tol", (HINGE_TOL if hinge else DEFAULT_TOL) if tol is None else tol, low=0.0, high=1.0)
+    dual_cd = problem.loss.solver == "svm-dual-cd"
+    tol = check_number("tol", (HINGE_TOL if dual_cd else DEFAULT_TOL) if tol is None else tol, low=0.0, high=1.0)
     max_iter = check_positive_int("max_iter", max_iter)
-    if hinge:
+    if dual_cd:
         return _solve_hinge(problem, tol)
     _check_supported(problem)
     problem = _without_void_penalty(problem)
@@ -120,8 +120,9 @@ def _check_supported(problem):
 
 
 def _may_lack_minimizer(problem):
-    """Unpenalised logistic regression: F has no minimiser when the data are (quasi-)separable."""
-    return problem.penalty.name is None and problem.loss.name == "logistic"
+    """Unpenalised logistic regression (and any loss whose infimum is unattained on separable data):
+    F has no minimiser when the data are (quasi-)separable."""
+    return problem.penalty.name is None and problem.loss.unattained_on_separable
 
 
 def _looks_divergent(problem, result, tol):

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from privcd.algorithms import get_algorithm
 from privcd.data import get_spec
-from privcd.losses import get_loss
+from privcd.losses import LOSSES, get_loss
 from privcd.penalties import get_penalty
 from privcd.privacy.mechanisms import ACCOUNTANTS as GAUSSIAN_ACCOUNTANTS
 from privcd.tuning.chunks import chunk_count, group_by_privacy
@@ -300,7 +300,8 @@ def _check_problem_entry(where, entry, dataset, delta):
     task = get_spec(dataset).task
     if loss.labels is not None and task == "regression":
         raise ValueError(f"{where}: loss={loss.name!r} needs class labels {loss.labels}, but dataset {dataset!r} "
-                         "has a real-valued (regression) target; use loss 'squared'")
+                         "has a real-valued (regression) target; use a regression loss, one of "
+                         f"{sorted(name for name, spec in LOSSES.items() if spec.labels is None)}")
     for n in (10, 10**7):
         try:
             resolve_delta(delta, n)
