@@ -71,3 +71,54 @@ def test_no_dated_measurement_stays_in_the_package():
              for number, line in enumerate(path.read_text().splitlines(), 1)
              if re.search(r"\b20\d\d-\d\d-\d\d\b|\b\d+(\.\d+)? ns\b", line)]
     assert not found, found
+
+
+def module_import_graph():
+    """``module -> {module}`` of privcd's module-level imports (the ones that run at import time;
+    imports inside functions are deferred by design and cannot form an import-time cycle)."""
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = ("privcd", *path.relative_to(PACKAGE).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def owner(name):  # the module a dotted name lives in (a module, or an attribute of one)
+        while name not in modules and "." in name:
+            name = name.rsplit(".", 1)[0]
+        return name if name in modules else None
+
+    graph = {}
+    for module, path in modules.items():
+        targets = set()
+        for statement in ast.parse(path.read_text()).body:
+            for node in ast.walk(statement):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    break
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "privcd":
+                    targets |= {owner(f"{node.module}.{alias.name}") for alias in node.names}
+                elif isinstance(node, ast.Import):
+                    targets |= {owner(alias.name) for alias in node.names}
+        graph[module] = targets - {None, module}
+    return graph
+
+
+def test_no_module_import_cycle():
+    """No chain of module-level imports leads from a module back to itself (depth-first search)."""
+    graph = module_import_graph()
+    assert "privcd.losses.huber" in graph["privcd.kernels.dispatch"]  # the scan sees imports
+    state, path, cycles = {}, [], []
+
+    def visit(module):
+        state[module] = "open"
+        path.append(module)
+        for target in sorted(graph[module]):
+            if state.get(target) == "open":
+                cycles.append(" -> ".join(path[path.index(target):] + [target]))
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+    assert not cycles, "\n".join(cycles)
