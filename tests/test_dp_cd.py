@@ -8,7 +8,7 @@ from numpy_reference import dp_cd as numpy_dp_cd
 from privcd.algorithms import dp_cd as dp_cd_algorithm
 from privcd.algorithms.base import Settings, coordinate_thresholds, kernel_rng
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
-from privcd.kernels.layout import column_arrays
+from privcd.kernels.layout import column_arrays, objective_codes
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, lagged_clipped_gradient_sum
 from privcd.kernels.partial_sums import scratch
 from conftest import make_problem
@@ -44,8 +44,7 @@ def test_averaging_returns_the_mean_of_the_inner_iterates():
     steps = np.full(p, 0.5) / problem.M
     thresholds = coordinate_thresholds(problem.M, 3.0)
     noise = 0.01 * np.ones(p)
-    args = (*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
-            steps, thresholds, noise, n_iterations)
+    args = (column_arrays(problem), problem.y, objective_codes(problem), (steps, thresholds, noise), n_iterations)
     every = np.arange(n_iterations + 1, dtype=np.int64)
     _, path = dp_cd(*args, 0, every, kernel_rng(11), np.zeros(p), ORDER_UNIFORM)
     averaged, _ = dp_cd(*args, n_iterations, np.array([0, n_iterations], dtype=np.int64), kernel_rng(11),

@@ -13,7 +13,7 @@ from privcd.algorithms.base import coordinate_step_sizes, coordinate_thresholds,
 from privcd.algorithms.private_smoothness import (knapsack_ratio, laplace_release, private_smoothness,
                                                   smoothness_mechanism, split_budget)
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd as dp_cd_kernel
-from privcd.kernels.layout import column_arrays
+from privcd.kernels.layout import column_arrays, objective_codes
 from conftest import make_problem
 
 HYPER = dict(passes=2, step=0.5, clip=1.0)
@@ -188,8 +188,8 @@ def test_the_private_constants_drive_steps_thresholds_and_noise():
     np.testing.assert_array_equal(run.info["thresholds"], thresholds)
     np.testing.assert_array_equal(run.info["noise_std"], noise_std)
     T = run.history["iteration"].iloc[-1]
-    w, _ = dp_cd_kernel(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
-                        coordinate_step_sizes(M, HYPER["step"]), thresholds, noise_std, T, 0,
+    w, _ = dp_cd_kernel(column_arrays(problem), problem.y, objective_codes(problem),
+                        (coordinate_step_sizes(M, HYPER["step"]), thresholds, noise_std), T, 0,
                         np.array([0, T], dtype=np.int64), kernel_rng(5), np.zeros(problem.n_features),
                         ORDER_UNIFORM)
     np.testing.assert_array_equal(run.w, w)

@@ -63,7 +63,7 @@ from privcd.algorithms.kernel_clock import launch
 from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
 from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd
 from privcd.kernels.dp_cd_many import dp_cd_many
-from privcd.kernels.layout import column_arrays
+from privcd.kernels.layout import column_arrays, objective_codes
 from privcd.privacy.grid_gaussian import grid_noise, grid_spacings
 from privcd.privacy.joint import JointRelease
 from privcd.privacy.mechanisms import check_accountant
@@ -180,8 +180,8 @@ def run(problem, plan, seed):
         noise_std, noise = release_noise(problem, plan, thresholds)
         sigma_units = noise.sigma_units
         facts.update(noise_std=noise_std * sigma_units, grid_spacing=noise_std, grid_noise=dataclasses.asdict(noise))
-    w, snapshots = launch(dp_cd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
-                         problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, plan.kernel["inner"],
+    w, snapshots = launch(dp_cd, column_arrays(problem), problem.y, objective_codes(problem),
+                         (step_sizes, thresholds, noise_std), plan.n_iterations, plan.kernel["inner"],
                          plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), plan.kernel["order"],
                          numba.get_num_threads() > 1,  # also starts numba's threading layer, which that needs
                          sigma_units)

@@ -78,7 +78,7 @@ from privcd.algorithms.dp_cd import (calibrate_releases, coordinate_order_code, 
                                     release_noise)
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
 from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
-from privcd.kernels.layout import column_arrays
+from privcd.kernels.layout import column_arrays, objective_codes
 from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice, check_positive_int
 
@@ -289,8 +289,8 @@ def run(problem, plan, seed):
             sigma_units = noise.sigma_units
             facts.update(noise_std=noise_std * sigma_units, grid_spacing=noise_std,
                          grid_noise=dataclasses.asdict(noise))
-        w, snapshots = launch(dp_cd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
-                             problem.lam, step_sizes, thresholds, noise_std, plan.n_iterations, k["inner"],
+        w, snapshots = launch(dp_cd, column_arrays(problem), problem.y, objective_codes(problem),
+                             (step_sizes, thresholds, noise_std), plan.n_iterations, k["inner"],
                              plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), k["order"],
                              numba.get_num_threads() > 1, sigma_units)  # also starts numba's threading layer
     else:

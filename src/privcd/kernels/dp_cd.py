@@ -124,14 +124,21 @@ def prefetch_parameters(step_sizes, thresholds, noise_std, w, coordinates, t, bl
 
 
 @njit(cache=True)
-def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
-          thresholds, noise_std, n_iterations, inner, checkpoints, rng, w0, order, threaded=False, sigma_units=0):
+def dp_cd(columns, y, objective, coordinate_parameters, n_iterations, inner, checkpoints, rng, w0, order,
+          threaded=False, sigma_units=0):
     """Run DP-CD for ``n_iterations`` coordinate steps from ``w0``.
 
     Parameters
     ----------
-    step_sizes, thresholds, noise_std : ndarray of shape (p,)
-        ``gamma_j``, clipping thresholds ``C_j`` and noise standard deviations ``sigma_j``.
+    columns : tuple
+        ``(is_sparse, Xf, data, indices, indptr)``, X for column access
+        (:func:`privcd.kernels.layout.column_arrays`).
+    objective : tuple
+        ``(loss_code, penalty_code, lam)``: the loss and penalty codes (:mod:`privcd.kernels.dispatch`)
+        and the penalty's strength.
+    coordinate_parameters : tuple of three ndarrays of shape (p,)
+        ``(step_sizes, thresholds, noise_std)``: ``gamma_j``, clipping thresholds ``C_j`` and noise
+        standard deviations ``sigma_j``.
     inner : int
         ``K`` of Algorithm 1 (average every K steps); 0 returns the last iterate, no averaging.
     checkpoints : int64 ndarray, increasing
@@ -159,6 +166,9 @@ def dp_cd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
     snapshots : ndarray of shape (len(checkpoints), p)
         The output at each checkpoint.
     """
+    is_sparse, Xf, data, indices, indptr = columns
+    loss_code, penalty_code, lam = objective
+    step_sizes, thresholds, noise_std = coordinate_parameters
     n = y.shape[0]
     p = w0.shape[0]
     w = w0.copy()

@@ -22,6 +22,12 @@ def column_arrays(problem):
     return _arrays(problem.is_sparse, problem.columns, _UNUSED_COLUMNS)
 
 
+def objective_codes(problem):
+    """``(loss_code, penalty_code, lam)``: what a kernel needs of the objective's loss and penalty
+    (:mod:`privcd.kernels.dispatch`)."""
+    return int(problem.loss.code), int(problem.penalty.code), float(problem.lam)
+
+
 def row_arrays(problem):
     """``(is_sparse, Xc, data, indices, indptr)`` for row access (sample methods)."""
     return _arrays(problem.is_sparse, problem.rows, _UNUSED_ROWS)
