@@ -7,7 +7,7 @@ import privcd
 from numpy_reference import dp_cd as numpy_dp_cd
 from privcd.algorithms import dp_cd as dp_cd_algorithm
 from privcd.algorithms.base import Settings, coordinate_thresholds, kernel_rng
-from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
+from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd, step_variant
 from privcd.kernels.layout import column_arrays, objective_codes
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, lagged_clipped_gradient_sum
 from privcd.kernels.partial_sums import scratch
@@ -46,9 +46,10 @@ def test_averaging_returns_the_mean_of_the_inner_iterates():
     noise = 0.01 * np.ones(p)
     args = (column_arrays(problem), problem.y, objective_codes(problem), (steps, thresholds, noise), n_iterations)
     every = np.arange(n_iterations + 1, dtype=np.int64)
-    _, path = dp_cd(*args, 0, every, kernel_rng(11), np.zeros(p), ORDER_UNIFORM)
+    variant = step_variant(problem.is_sparse, problem.n_samples, 1)
+    _, path = dp_cd(*args, 0, every, kernel_rng(11), np.zeros(p), ORDER_UNIFORM, 0, *variant)
     averaged, _ = dp_cd(*args, n_iterations, np.array([0, n_iterations], dtype=np.int64), kernel_rng(11),
-                        np.zeros(p), ORDER_UNIFORM)
+                        np.zeros(p), ORDER_UNIFORM, 0, *variant)
     np.testing.assert_allclose(averaged, path[1:].mean(axis=0), rtol=1e-12, atol=1e-15)
     assert not np.allclose(averaged, path[-1])
 

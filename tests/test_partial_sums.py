@@ -10,6 +10,7 @@ import privcd
 from privcd.kernels.dp_skgd import _dense_clipped_sum
 from privcd.kernels.layout import column_arrays
 from privcd.kernels.linalg import clipped_coordinate_gradient_sum, threaded_lagged_clipped_gradient_sum
+from privcd.kernels.dp_cd import step_variant
 from privcd.kernels.partial_sums import BLOCKED_FROM, scratch
 from privcd.losses import squared
 
@@ -80,6 +81,8 @@ def test_dp_cd_on_row_blocks_has_the_same_bits_dense_sparse_lockstep_and_on_one_
         y = np.where(y > 0, 1.0, -1.0)
     dense = privcd.Problem(X, y, loss, "l2", 0.001)
     sparse = privcd.Problem(sp.csc_matrix(X), y, loss, "l2", 0.001)
+    variants = {step_variant(is_sparse, n, threads) for is_sparse, threads in ((False, 1), (False, 2), (True, 2))}
+    assert variants == {(None, None, True), (None, True, None), (True, None, None)}  # each of dp_cd's copies runs
     runs = [dict(epsilon=1.0, delta=1e-6, passes=30, step=step, clip=1.0, seed=2, checkpoints=3)
             for step in (0.9, 0.4)]
     threads = numba.get_num_threads()

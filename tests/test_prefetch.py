@@ -52,5 +52,5 @@ def test_dp_cd_requests_the_columns_ahead_on_sparse_x():
     parameters = np.full(p, 0.1)
     assembly = fresh_assembly(dp_cd, column_arrays(problem), problem.y, objective_codes(problem),
                               (parameters, parameters, parameters), 10, 0, np.array([0, 10]),
-                              np.random.default_rng(0), np.zeros(p), ORDER_UNIFORM)
+                              np.random.default_rng(0), np.zeros(p), ORDER_UNIFORM, 0, True, None, None)
     assert sum(line.strip().startswith("prefetch") for line in assembly.splitlines()) >= 7  # column + parameters

@@ -61,7 +61,7 @@ from privcd.algorithms.base import (
 )
 from privcd.algorithms.kernel_clock import launch
 from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
-from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd
+from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd, step_variant
 from privcd.kernels.dp_cd_many import dp_cd_many
 from privcd.kernels.layout import column_arrays, objective_codes
 from privcd.privacy.grid_gaussian import grid_noise, grid_spacings
@@ -183,8 +183,8 @@ def run(problem, plan, seed):
     w, snapshots = launch(dp_cd, column_arrays(problem), problem.y, objective_codes(problem),
                          (step_sizes, thresholds, noise_std), plan.n_iterations, plan.kernel["inner"],
                          plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), plan.kernel["order"],
-                         numba.get_num_threads() > 1,  # also starts numba's threading layer, which that needs
-                         sigma_units)
+                         sigma_units,  # get_num_threads also starts numba's threading layer, which threads need
+                         *step_variant(problem.is_sparse, problem.n_samples, numba.get_num_threads()))
     return w, snapshots, facts
 
 

@@ -76,7 +76,7 @@ from privcd.privacy.mechanisms import check_accountant
 from privcd.algorithms.kernel_clock import launch
 from privcd.algorithms.dp_cd import (calibrate_releases, coordinate_order_code, coordinate_parameters, iteration_count,
                                     release_noise)
-from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
+from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd, step_variant
 from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
 from privcd.kernels.layout import column_arrays, objective_codes
 from privcd.randomness import ReleaseSeed
@@ -292,7 +292,8 @@ def run(problem, plan, seed):
         w, snapshots = launch(dp_cd, column_arrays(problem), problem.y, objective_codes(problem),
                              (step_sizes, thresholds, noise_std), plan.n_iterations, k["inner"],
                              plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), k["order"],
-                             numba.get_num_threads() > 1, sigma_units)  # also starts numba's threading layer
+                             sigma_units,  # get_num_threads also starts numba's threading layer
+                             *step_variant(problem.is_sparse, problem.n_samples, numba.get_num_threads()))
     else:
         sigma_units = 0  # an experiment's normals
         if isinstance(seed, ReleaseSeed) and k["noise_multiplier"] > 0:

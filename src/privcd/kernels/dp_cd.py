@@ -123,9 +123,29 @@ def prefetch_parameters(step_sizes, thresholds, noise_std, w, coordinates, t, bl
     prefetch(w, j)
 
 
+def step_variant(is_sparse, n_samples, threads):
+    """``(sparse, threaded, plain)`` for :func:`dp_cd`: True for the steps a call needs, None for the others.
+
+    Sparse X takes the sparse steps. Dense X with several row blocks
+    (:func:`~privcd.kernels.partial_sums.block_rows`) and more than one of numba's threads sums each
+    step's blocks on the threads (the same bits; on one thread the threaded sum is slower than the
+    plain one: 20,640 x 8 logistic, 0.27 against 0.21 ms a pass); otherwise the plain steps.
+
+    numba prunes a branch ``if marker is not None`` whose argument is None from its type, before
+    it inlines the branch's steps (its dead-branch pruning precedes inlining; it cannot prune on a
+    bool's value), so each variant compiles apart: a first fit on dense X compiles one third of
+    the steps (DP-CD's first fit in an empty numba cache: 45 s with all three copies).
+    """
+    if is_sparse:
+        return True, None, None
+    if threads > 1 and block_count(n_samples) > 1:
+        return None, True, None
+    return None, None, True
+
+
 @njit(cache=True)
 def dp_cd(columns, y, objective, coordinate_parameters, n_iterations, inner, checkpoints, rng, w0, order,
-          threaded=False, sigma_units=0):
+          sigma_units, sparse, threaded, plain):
     """Run DP-CD for ``n_iterations`` coordinate steps from ``w0``.
 
     Parameters
@@ -147,17 +167,13 @@ def dp_cd(columns, y, objective, coordinate_parameters, n_iterations, inner, che
         The run's generator (:func:`privcd.algorithms.base.kernel_rng`); advanced in place.
     order : int
         The coordinate order, an ``ORDER_*`` code (:func:`draw_block`).
-    threaded : bool
-        On dense X of several row blocks (:func:`~privcd.kernels.partial_sums.block_rows`), sum
-        each step's blocks on numba's threads: the same bits. The caller says so when it has more
-        than one thread (numba does not cache a kernel that asks for the count itself), since
-        the threaded sum on one thread is slower than the plain one (20,640 x 8 logistic: 0.27
-        against 0.21 ms a pass).
     sigma_units : int
         0: an experiment, ``noise_std`` the noise standard deviations. A release: ``noise_std``
         holds the grid spacings and each step adds a discrete Gaussian integer of standard
         deviation ``sigma_units`` in grid units (:func:`~privcd.kernels.discrete_noise.noisy_value`,
         :mod:`privcd.privacy.grid_gaussian`).
+    sparse, threaded, plain : True or None
+        The variant of the steps, from :func:`step_variant`: one is True, the others None.
 
     Returns
     -------
@@ -189,17 +205,19 @@ def dp_cd(columns, y, objective, coordinate_parameters, n_iterations, inner, che
         block = min(BLOCK_ITERATIONS, n_iterations - start)
         draw_block(rng, p, coordinates, normals, block, start, order, permutation, sigma_units)
         discrete = sigma_units > 0
-        if is_sparse:  # literal flags: each copy compiles without the other branches
+        # literal flags: each copy compiles without the other branches; the None markers remove
+        # the copies a call does not need before numba inlines them (step_variant)
+        if sparse is not None:
             c, lag_j, lag_delta = _solo_steps(True, False, Xf, data, indices, indptr, y, loss_code, penalty_code,
                                               lam, step_sizes, thresholds, noise_std, inner, checkpoints,
                                               coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
                                               total, held_since, snapshots, work, discrete)
-        elif threaded and block_count(n) > 1:
+        if threaded is not None:
             c, lag_j, lag_delta = _solo_steps(False, True, Xf, data, indices, indptr, y, loss_code, penalty_code,
                                               lam, step_sizes, thresholds, noise_std, inner, checkpoints,
                                               coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
                                               total, held_since, snapshots, work, discrete)
-        else:
+        if plain is not None:
             c, lag_j, lag_delta = _solo_steps(False, False, Xf, data, indices, indptr, y, loss_code, penalty_code,
                                               lam, step_sizes, thresholds, noise_std, inner, checkpoints,
                                               coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
