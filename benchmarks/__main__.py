@@ -4,7 +4,8 @@
 Sections (one module each): ``shapes`` (seconds per pass against the hardware bound and plain
 numpy), ``bounds`` (the least time a pass's unavoidable work takes, against the same bound),
 ``peers`` (Opacus), ``grid`` (configurations per second), ``memory`` (peak RSS of a tuning
-chunk), ``warm`` (a second process's first fit), ``setup`` (a Problem and its beta),
+chunk), ``warm`` (a second process's first fit), ``first_fit`` (a new
+environment's first fit, numba's compilation included), ``setup`` (a Problem and its beta),
 ``accounting`` (the noise and the error the tightest accountants save against the papers'),
 ``time_ratio`` (dp-cd Table 3's DP-CD / DP-SGD time ratio under three builds of the kernels),
 ``audit`` (the power and time of ``privcd.audit``), ``release`` (each kernel's cost as a private
@@ -21,8 +22,8 @@ import time
 from pathlib import Path
 
 from privcd.algorithms import ALGORITHMS
-from benchmarks import (accounting, audit, bounds, estimators, grid, memory, peers, problem_setup, release, shapes,
-                        time_ratio, warm)
+from benchmarks import (accounting, audit, bounds, estimators, first_fit, grid, memory, peers, problem_setup, release,
+                        shapes, time_ratio, warm)
 
 SECTIONS = {
     "shapes": ("Seconds per pass against the hardware bound", lambda args: shapes.run(args.algorithms, args.quick),
@@ -32,6 +33,7 @@ SECTIONS = {
     "grid": ("Grid throughput", lambda args: grid.run(args.algorithms, args.quick), grid.markdown),
     "memory": ("Memory of a tuning chunk", lambda args: memory.run(args.algorithms, args.quick), memory.markdown),
     "warm": ("Warm start", lambda args: warm.run(args.quick), warm.markdown),
+    "first_fit": ("First fit in an empty numba cache", lambda args: first_fit.run(args.quick), first_fit.markdown),
     "setup": ("Problem set-up and beta", lambda args: problem_setup.run(args.quick), problem_setup.markdown),
     "accounting": ("What the tightest accounting buys", lambda args: accounting.run(args.quick, args.output),
                    accounting.markdown),
