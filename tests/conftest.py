@@ -29,8 +29,10 @@ def make_problem(loss, penalty, lam, *, n=120, p=15, density=0.4, sparse=False, 
         norms = np.linalg.norm(X, axis=1)
         X[norms > 0] /= norms[norms > 0, None]
     w_true = rng.normal(size=p)
-    if LOSSES[loss].labels is not None:
+    if LOSSES[loss].utility == "accuracy":  # class labels; a weighted loss's carry weights in [0.2, 1]
         y = np.where(X @ w_true + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+        if LOSSES[loss].labels is None:
+            y *= rng.uniform(0.2, 1.0, size=n)
     else:
         y = X @ w_true + 0.1 * rng.normal(size=n)
     return privcd.Problem(sp.csc_matrix(X) if sparse else X, y, loss, penalty, lam)

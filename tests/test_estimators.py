@@ -13,7 +13,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
-from sklearn.utils.estimator_checks import check_classifiers_train, check_regressors_train, parametrize_with_checks
+from sklearn.utils.estimator_checks import (check_class_weight_classifiers, check_classifiers_train,
+                                            check_regressors_train, parametrize_with_checks)
 
 import privcd
 from privcd.algorithms.private_smoothness import smoothness_mechanism
@@ -52,9 +53,14 @@ def test_scikit_learn_checks(estimator, check):
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
 def test_the_checks_listed_as_contradicting_dp_pass_without_privacy(estimator):
     """The listed failures are the noise's: the same checks pass at epsilon = inf."""
-    check = check_classifiers_train if "Classifier" in type(estimator).__mro__[1].__name__ else check_regressors_train
+    classifier = "Classifier" in type(estimator).__mro__[1].__name__
+    check = check_classifiers_train if classifier else check_regressors_train
     assert check.__name__ in CHECKS_CONTRADICTING_DP
     check(type(estimator).__name__, clone(estimator).set_params(epsilon=math.inf))
+    if classifier:  # 50 passes: the SVM's subgradient steps need more than the default 10 at weights 1e7 apart
+        assert check_class_weight_classifiers.__name__ in CHECKS_CONTRADICTING_DP
+        check_class_weight_classifiers(type(estimator).__name__, clone(estimator).set_params(epsilon=math.inf,
+                                                                                              passes=50))
 
 
 def test_binary_fit_spends_its_budget_and_defaults_delta_to_one_over_n_squared():
@@ -310,10 +316,39 @@ def test_bad_weights_and_unsupported_ones_are_clear_errors():
         DPLinearRegression(bounds=(-1.0, 1.0), y_bound=5.0).fit(X, y, sample_weight=np.ones(3))
     Xc, yc = classification(n=200)
     for estimator in (DPLogisticRegression, DPLinearSVC):
-        with pytest.raises(ValueError, match="sample_weight is not supported"):
-            estimator(data_norm=1.0, classes=[0, 1]).fit(Xc, yc, sample_weight=np.ones(len(yc)))
-        with pytest.raises(ValueError, match="class_weight='balanced' is not supported"):
+        with pytest.raises(ValueError, match=r"weights in \[0, 1\].*\[0.0, 2.0\]"):
+            estimator(data_norm=1.0, classes=[0, 1]).fit(Xc, yc, sample_weight=np.linspace(0, 2, len(yc)))
+        with pytest.raises(ValueError, match=r"class_weight names label\(s\) \[7\]"):
+            estimator(data_norm=1.0, classes=[0, 1], class_weight={7: 1.0}).fit(Xc, yc)
+        with pytest.raises(ValueError, match="class_weight=.*non-negative"):
+            estimator(data_norm=1.0, classes=[0, 1], class_weight={0: -1.0}).fit(Xc, yc)
+        with pytest.raises(ValueError, match="every record's weight .* is zero"):  # the class weights zero the rest
+            estimator(data_norm=1.0, classes=[0, 1], class_weight={1: 0.0}).fit(Xc, yc, sample_weight=yc == 1)
+        with pytest.warns(PrivacyLeakWarning, match="class_weight='balanced' reads the class counts"):
             estimator(data_norm=1.0, classes=[0, 1], class_weight="balanced").fit(Xc, yc)
+    with pytest.raises(ValueError, match="weighted-hinge.*dp-scd"):
+        DPLinearSVC(data_norm=1.0, classes=[0, 1], algorithm="dp-scd").fit(Xc, yc, sample_weight=np.ones(len(yc)))
+
+
+@pytest.mark.parametrize("estimator", [DPLogisticRegression, DPLinearSVC])
+def test_class_weights_shift_the_decision_and_weights_are_the_weighted_objective(estimator):
+    """Public class weights 1 : 0.2 on balanced classes move predictions towards class 0 (measured at
+    epsilon = 2, 4,000 records, 50.5% of class 0: 59.9% and 60.4% predicted 0 with the weights, 50.6%
+    and 48.8% without, logistic and SVM); at epsilon = inf, the weighted fit is the
+    fit of the weighted objective: sample weights r_i give the same model as class weights that give
+    every record the same r_i."""
+    X, y = classification(n=4000, seed=3)
+    plain = estimator(epsilon=2.0, data_norm=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    weighted = estimator(epsilon=2.0, data_norm=1.0, classes=[0, 1], class_weight={0: 1.0, 1: 0.2},
+                         random_state=0).fit(X, y)
+    assert np.mean(weighted.predict(X) == 0) > np.mean(plain.predict(X) == 0) + 0.05
+    assert weighted.epsilon_ <= 2.0 and weighted.epsilon_ > 1.98
+    records = np.where(y == 0, 1.0, 0.2)
+    by_class = estimator(epsilon=math.inf, data_norm=1.0, classes=[0, 1], class_weight={0: 4.0, 1: 0.8},
+                         alpha=4e-3, random_state=0).fit(X, y)  # divided by 4, exactly: weights 1, 0.2; alpha 1e-3
+    by_record = estimator(epsilon=math.inf, data_norm=1.0, classes=[0, 1], alpha=1e-3,
+                          random_state=0).fit(X, y, sample_weight=records)
+    np.testing.assert_allclose(by_class.coef_, by_record.coef_, rtol=1e-9, atol=1e-12)
 
 
 def test_the_huber_regressor_shrugs_off_outlying_targets_without_a_bound_on_y():

@@ -81,7 +81,8 @@ def test_every_loss_declares_its_facts_on_its_spec(name):
     spec = LOSSES[name]
     assert spec.gradient_bound > 0 and spec.utility in HIGHER_IS_BETTER and spec.display
     assert utility_of(name) == spec.utility and LOSS_NAMES[name] == spec.display
-    assert spec.solver in ("newton", "svm-dual-cd")
+    assert spec.solver in ("newton", "svm-dual-cd", "none")
+    assert spec.weighted is None or LOSSES[spec.weighted].weighted is None
     assert isinstance(spec.zero_at_label, bool) and isinstance(spec.unattained_on_separable, bool)
 
 
@@ -91,11 +92,32 @@ def test_the_declared_facts_hold(module):
     (classification) or residual within 1 (regression), attained; ``l(y, y) = 0`` where declared;
     an infimum approached only at infinite margin where declared."""
     spec = module.SPEC
-    labels = spec.labels or np.linspace(-1.0, 1.0, 9)
+    classification = spec.utility == "accuracy"
+    labels = spec.labels or np.linspace(-1.0, 1.0, 8)  # also weighted labels: a weight and a sign
+    slopes, zeros, smallest = [], [], []
     for y in labels:
-        predictions = np.linspace(-50.0, 50.0, 1001) if spec.labels else y + np.linspace(-1.0, 1.0, 41)
-        slopes = [abs(module.derivative(z, y)) for z in predictions]
-        assert spec.gradient_bound - 1e-3 <= max(slopes) <= spec.gradient_bound
-        assert (module.value(y, y) == 0.0) == spec.zero_at_label
-        smallest = min(module.value(z, y) for z in np.append(np.linspace(-50.0, 50.0, 1001), y))
-        assert (smallest > 0.0) == spec.unattained_on_separable and smallest < 1e-20
+        predictions = np.linspace(-50.0, 50.0, 1001) if classification else y + np.linspace(-1.0, 1.0, 41)
+        slopes.append(max(abs(module.derivative(z, y)) for z in predictions))
+        zeros.append(module.value(y, y) == 0.0)
+        smallest.append(min(module.value(z, y) for z in np.append(np.linspace(-50.0, 50.0, 1001), y)))
+    assert spec.gradient_bound - 1e-3 <= max(slopes) <= spec.gradient_bound
+    assert all(zeros) == spec.zero_at_label
+    assert all(value > 0.0 for value in smallest) == spec.unattained_on_separable
+    assert min(smallest) < 1e-20
+
+
+@pytest.mark.parametrize("name", sorted(name for name, spec in LOSSES.items() if spec.weighted))
+def test_a_weighted_variant_is_its_loss_scaled_by_the_weight_its_label_carries(name):
+    """``weighted(z, r y) = r loss(z, y)`` for labels in {-1, 1} and weights r in [0, 1], for the
+    value, the derivative and (where finite) the conjugate at ``r u``."""
+    loss = LOSS_MODULES[[module.SPEC.name for module in LOSS_MODULES].index(name)]
+    weighted = LOSS_MODULES[[module.SPEC.name for module in LOSS_MODULES].index(LOSSES[name].weighted)]
+    for y in (-1.0, 1.0):
+        for r in (0.0, 0.3, 1.0):
+            for z in (-3.0, -0.5, 0.2, 2.0):
+                assert weighted.value(z, r * y) == pytest.approx(r * loss.value(z, y), rel=1e-15, abs=0)
+                assert weighted.derivative(z, r * y) == pytest.approx(r * loss.derivative(z, y), rel=1e-15, abs=0)
+                u = loss.derivative(z, y)
+                if r > 0:
+                    assert weighted.conjugate(r * u, r * y) == pytest.approx(r * loss.conjugate(u, y), rel=1e-12,
+                                                                             abs=1e-15)

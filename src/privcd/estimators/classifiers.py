@@ -7,8 +7,9 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from privcd.estimators.base import DPLinearModel
+from privcd.estimators.base import DPLinearModel, check_sample_weight
 from privcd.estimators.bounds import PrivacyLeakWarning
+from privcd.losses import get_loss
 
 PRIMAL_AND_DUAL = ("dp-cd", "dp-sgd", "dp-skgd", "dp-gcd", "dp-scd")
 
@@ -47,22 +48,14 @@ class DPClassifier(ClassifierMixin, DPLinearModel):
                              "expected the public label set, every label of y among them")
         return classes
 
-    def fit(self, X, y, **fit_params):
+    def fit(self, X, y, sample_weight=None):
         """Fit under (epsilon, delta)-DP: ``epsilon_`` and ``delta_`` hold what the fit achieved.
 
-        ``sample_weight`` (in ``fit_params``, the only one known) and ``class_weight`` other than
-        None are a ``ValueError``: the weighted logistic and hinge losses need per-record weights
-        inside privcd's kernels, which they do not take yet (the regressors take weights: their
-        squared loss is weighted exactly by scaling the records)."""
-        unknown = sorted(set(fit_params) - {"sample_weight"})
-        if unknown:
-            raise TypeError(f"{type(self).__name__}.fit() got unexpected keyword argument(s) {unknown}")
-        if fit_params.get("sample_weight") is not None or self.class_weight is not None:
-            given = ("sample_weight" if fit_params.get("sample_weight") is not None
-                     else f"class_weight={self.class_weight!r}")
-            raise ValueError(f"{type(self).__name__}: {given} is not supported: privcd's {self.LOSS} kernels take no "
-                             "per-record weights yet. Resample the records instead (with a public rule), or use "
-                             "DPLinearRegression / DPLasso, which take sample_weight in [0, 1]")
+        ``sample_weight`` (one weight in [0, 1] per record) and ``class_weight`` weight each record's
+        loss by ``r_i = s_i c_{y_i} / max_k c_k``: the fit runs the loss's weighted variant
+        (:mod:`privcd.losses.weighted_logistic`, ``weighted_hinge``) on the labels ``r_i y_i``, with
+        ``alpha / max_k c_k`` (the same minimiser as ``sum_i s_i c_{y_i} l_i + alpha psi``). A weight
+        scales a record's gradient by at most 1, so the sensitivity, and the guarantee, hold."""
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
         check_classification_targets(y)
         self.classes_ = self._label_set(y)
@@ -73,7 +66,43 @@ class DPClassifier(ClassifierMixin, DPLinearModel):
             targets = np.where(encoded == 1, 1.0, -1.0)[:, None]
         else:
             targets = np.where(encoded[:, None] == np.arange(len(self.classes_)), 1.0, -1.0)
-        return self._fit_outputs(X, targets)
+        weights = check_sample_weight(sample_weight, X.shape[0])
+        class_weights = self._class_weights(encoded)
+        if weights is None and class_weights is None:
+            return self._fit_outputs(X, targets)
+        largest = 1.0 if class_weights is None else float(class_weights.max())
+        records = np.ones(X.shape[0]) if weights is None else weights
+        if class_weights is not None:
+            records = records * (class_weights[encoded] / largest)
+        if not np.any(records > 0):
+            raise ValueError(f"{type(self).__name__}: every record's weight (sample_weight times class_weight) is "
+                             "zero, so no record counts")
+        return self._fit_outputs(X, targets * records[:, None], alpha=float(self.alpha) / largest,
+                                 loss=get_loss(self.LOSS).weighted)
+
+    def _class_weights(self, encoded):
+        """``c_k`` per class of ``classes_`` (None without class weights): a public dict (absent classes
+        weigh 1), or ``"balanced"``, ``n / (k n_k)`` read from y with a ``PrivacyLeakWarning``."""
+        if self.class_weight is None:
+            return None
+        k = len(self.classes_)
+        if isinstance(self.class_weight, str) and self.class_weight == "balanced":
+            warnings.warn(f"{type(self).__name__}: class_weight='balanced' reads the class counts from y; they set "
+                          "the weights and are not covered by the (epsilon, delta) guarantee. Pass public weights, "
+                          "e.g. class_weight={0: 1.0, 1: 5.0} from a published base rate", PrivacyLeakWarning,
+                          stacklevel=3)
+            return len(encoded) / (k * np.maximum(np.bincount(encoded, minlength=k), 1))
+        if not isinstance(self.class_weight, dict):
+            raise ValueError(f"class_weight={self.class_weight!r}: expected None, 'balanced' or a dict from label to "
+                             "a non-negative weight")
+        unknown = [label for label in self.class_weight if label not in set(self.classes_.tolist())]
+        if unknown:
+            raise ValueError(f"class_weight names label(s) {unknown} that are not in classes_ "
+                             f"{self.classes_.tolist()}")
+        weights = np.array([self.class_weight.get(label, 1.0) for label in self.classes_.tolist()], dtype=np.float64)
+        if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not np.any(weights > 0):
+            raise ValueError(f"class_weight={self.class_weight!r}: expected finite non-negative weights, some positive")
+        return weights
 
     def decision_function(self, X):
         """``<w_k, x> + b_k`` per class (one column for 2 classes: the score of ``classes_[1]``)."""
@@ -107,10 +136,10 @@ class DPLogisticRegression(DPClassifier):
     classes : array-like or None
         The public label set (every label of y must be in it); None reads it from y, with a
         ``PrivacyLeakWarning``.
-    class_weight : None
-        Only None: class weights (and ``fit``'s ``sample_weight``) need per-record weights in the
-        kernels, which privcd's logistic and hinge kernels do not take yet (a ``ValueError`` says
-        so).
+    class_weight : dict, "balanced" or None
+        Public weights of the classes (label -> weight >= 0; absent labels weigh 1), multiplied with
+        ``fit``'s ``sample_weight`` in [0, 1] (:meth:`DPClassifier.fit`). ``"balanced"`` reads the class
+        counts from y, which the guarantee does not cover: a ``PrivacyLeakWarning`` says so.
     algorithm : {"dp-cd", "dp-sgd", "dp-skgd", "dp-gcd", "dp-scd"}
     passes, step : float > 0
         As in :func:`privcd.fit`.

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import validate_data
 
-from privcd.estimators.base import DPLinearModel
+from privcd.estimators.base import DPLinearModel, check_sample_weight
 from privcd.estimators.bounds import PrivacyLeakWarning
 
 
@@ -75,25 +75,6 @@ class DPRegressor(RegressorMixin, DPLinearModel):
 
     def predict(self, X):
         return self._linear(X)
-
-
-def check_sample_weight(sample_weight, n_samples):
-    """``sample_weight`` as a float array of shape (n,) with entries in [0, 1], or None."""
-    if sample_weight is None:
-        return None
-    weights = np.asarray(sample_weight, dtype=np.float64)
-    if weights.ndim == 0:
-        weights = np.full(n_samples, float(weights))
-    if weights.shape != (n_samples,):
-        raise ValueError(f"sample_weight has shape {weights.shape}; expected one weight per record, ({n_samples},)")
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or np.any(weights > 1):
-        raise ValueError(f"sample_weight: expected weights in [0, 1] (a record's weight scales its contribution, so "
-                         f"the sensitivity holds); got values in [{float(weights.min())!r}, {float(weights.max())!r}]. "
-                         "Divide by a public bound on the weights")
-    if not np.any(weights > 0):
-        raise ValueError("sample_weight: every weight is zero, so no record counts; expected weights in [0, 1], "
-                         "some positive")
-    return weights
 
 
 class DPLinearRegression(DPRegressor):

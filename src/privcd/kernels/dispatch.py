@@ -8,7 +8,7 @@ import math
 
 from numba import njit
 
-from privcd.losses import hinge, huber, logistic, squared
+from privcd.losses import hinge, huber, logistic, squared, weighted_hinge, weighted_logistic
 from privcd.penalties import l1, l2, none
 
 
@@ -23,6 +23,10 @@ def loss_value(code, z, y):
         return hinge.value(z, y)
     if code == huber.CODE:
         return huber.value(z, y)
+    if code == weighted_logistic.CODE:
+        return weighted_logistic.value(z, y)
+    if code == weighted_hinge.CODE:
+        return weighted_hinge.value(z, y)
     return math.nan
 
 
@@ -39,6 +43,10 @@ def loss_derivative(code, z, y):
         return hinge.derivative(z, y)
     if code == huber.CODE:
         return huber.derivative(z, y)
+    if code == weighted_logistic.CODE:
+        return weighted_logistic.derivative(z, y)
+    if code == weighted_hinge.CODE:
+        return weighted_hinge.derivative(z, y)
     return math.nan
 
 
@@ -53,6 +61,10 @@ def loss_second_derivative(code, z, y):
         return hinge.second_derivative(z, y)
     if code == huber.CODE:
         return huber.second_derivative(z, y)
+    if code == weighted_logistic.CODE:
+        return weighted_logistic.second_derivative(z, y)
+    if code == weighted_hinge.CODE:
+        return weighted_hinge.second_derivative(z, y)
     return math.nan
 
 
@@ -67,6 +79,10 @@ def loss_conjugate(code, u, y):
         return hinge.conjugate(u, y)
     if code == huber.CODE:
         return huber.conjugate(u, y)
+    if code == weighted_logistic.CODE:
+        return weighted_logistic.conjugate(u, y)
+    if code == weighted_hinge.CODE:
+        return weighted_hinge.conjugate(u, y)
     return math.nan
 
 

@@ -47,7 +47,12 @@ class LossSpec:
         The loss's name in tables (dp-gcd Table 4: ``"Logistic"``, ``"LeastSquares"``).
     solver : str
         The non-private solver of :mod:`privcd.optimum`: ``"newton"`` (damped or proximal Newton on
-        ``second_derivative``) or ``"svm-dual-cd"`` (the hinge loss's dual coordinate descent).
+        ``second_derivative``), ``"svm-dual-cd"`` (the hinge loss's dual coordinate descent) or
+        ``"none"`` (``solve_nonprivate`` refuses the loss).
+    weighted : str or None
+        The registered loss whose label ``r y`` carries a record's weight ``r`` in [0, 1]
+        (``|label| l(z, sign(label))``), for the estimators' ``sample_weight`` and ``class_weight``;
+        None where weights fold into the record otherwise (the squared loss) or not at all.
     zero_at_label : bool
         ``l(y, y) = 0`` is the loss's minimum (regression losses): without a penalty, a ``w`` that
         interpolates the data has ``F* = 0``, where relative errors are undefined.
@@ -66,3 +71,4 @@ class LossSpec:
     solver: str
     zero_at_label: bool
     unattained_on_separable: bool
+    weighted: str | None

@@ -110,6 +110,9 @@ def _without_void_penalty(problem):
 
 
 def _check_supported(problem):
+    if problem.loss.solver == "none":
+        raise NotImplementedError(f"solve_nonprivate has no solver for loss {problem.loss.name!r} (its "
+                                  "LossSpec.solver is 'none')")
     if np.isnan(loss_second_derivative(problem.loss.code, 0.0, 1.0)):
         raise NotImplementedError(f"solve_nonprivate has no second derivative for loss "
                                   f"{problem.loss.name!r}; "

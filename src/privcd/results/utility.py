@@ -1,6 +1,6 @@
 """Held-out utility of a run: the metrics dp-scd Section 5.1 reports, in one place.
 
-Classification (logistic, hinge): *accuracy*, the fraction of records with ``sign(<w, x_i>) = y_i``
+Classification (logistic, hinge): *accuracy*, the fraction of records with ``sign(<w, x_i>) = sign(y_i)``
 (``<w, x_i> = 0`` predicts +1, as ``numpy.where(z >= 0, 1, -1)``). Regression (squared): the
 *mean squared error* ``(1/N) sum_i (<w, x_i> - y_i)^2`` (dp-scd "Performance metrics"). Both are
 measured on the ``validation`` part (hyperparameter selection, dp-scd Section 5.1: "the
@@ -33,8 +33,8 @@ def metric_values(metric, X, y, W):
     W = np.atleast_2d(np.asarray(W, dtype=np.float64))
     scores = np.asarray(X @ W.T, dtype=np.float64)  # (N, k), dense or sparse X
     y = np.asarray(y, dtype=np.float64)[:, None]
-    if metric == "accuracy":
-        return np.mean(np.where(scores >= 0.0, 1.0, -1.0) == y, axis=0)
+    if metric == "accuracy":  # the label's sign: a weighted loss's label carries a weight too
+        return np.mean(np.where(scores >= 0.0, 1.0, -1.0) == np.where(y >= 0.0, 1.0, -1.0), axis=0)
     if metric == "mse":
         return np.mean((scores - y) ** 2, axis=0)
     raise ValueError(f"metric={metric!r} is not known; expected one of {list(METRICS)}")
