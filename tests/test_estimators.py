@@ -388,3 +388,37 @@ def test_the_huber_regressor_refuses_sample_weights_by_name():
     X, y = regression(n=50)
     with pytest.raises(ValueError, match="DPHuberRegressor takes no sample_weight.*quadratic loss"):
         DPHuberRegressor(bounds=(-1.0, 1.0)).fit(X, y, sample_weight=np.ones(len(y)))
+
+
+@pytest.mark.parametrize("estimator,algorithm", [(DPLogisticRegression, "dp-cd"), (DPLogisticRegression, "dp-sgd"),
+                                                 (DPLinearSVC, "dp-sgd"), (DPLinearRegression, "dp-cd")])
+def test_tune_selects_privately_and_epsilon_counts_the_tuning(estimator, algorithm):
+    """``tune=`` runs :func:`privcd.tune_private` on the estimator's problem: ``epsilon_`` is the total
+    (at most the target, at least 0.99 of it), the selected configuration is in the grid, and a seed
+    replays it."""
+    grid = {"step": [0.1, 1.0], "clip": [0.5, 1.0]}
+    if estimator is DPLinearRegression:
+        X, y = regression(n=2000)
+        arguments = dict(data_norm=1.0, y_bound=3.0)
+    else:
+        X, y = classification(n=2000)
+        arguments = dict(data_norm=1.0, classes=[0, 1])
+    model = estimator(epsilon=1.0, algorithm=algorithm, tune=grid, random_state=4, **arguments).fit(X, y)
+    again = estimator(epsilon=1.0, algorithm=algorithm, tune=grid, random_state=4, **arguments).fit(X, y)
+    assert 0.99 <= model.epsilon_ <= 1.0 and "selection (Papernot-Steinke Thm 2)" in model.accountant_
+    (chosen,) = model.best_params_
+    assert chosen["step"] in grid["step"] and chosen["clip"] in grid["clip"]
+    np.testing.assert_array_equal(model.coef_, again.coef_)
+    assert model.score(X, y) > (0.8 if estimator is not DPLinearRegression else 0.3)
+
+
+def test_tune_splits_the_budget_over_one_vs_rest_and_refuses_what_it_cannot_account():
+    X, y = classification(n=1500, classes=3)
+    model = DPLogisticRegression(epsilon=1.5, data_norm=1.0, classes=[0, 1, 2], tune={"step": [0.3, 1.0]},
+                                 random_state=0).fit(X, y)
+    assert 0.99 * 1.5 <= model.epsilon_ <= 1.5 and len(model.best_params_) == 3
+    with pytest.raises(ValueError, match="tune_private supports algorithm in"):
+        DPLogisticRegression(data_norm=1.0, classes=[0, 1, 2], algorithm="dp-gcd", tune={"step": [1.0]}).fit(X, y)
+    for bad in ({}, {"alpha": [1.0]}, [0.1, 1.0]):
+        with pytest.raises(ValueError, match="tune=.*expected None or a dict"):
+            DPLogisticRegression(data_norm=1.0, classes=[0, 1, 2], tune=bad).fit(X, y)

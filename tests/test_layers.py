@@ -15,8 +15,9 @@ LAYERS = [
     {"algorithms", "run"},
     {"fit"},
     {"fit_many"},
-    {"results", "estimators"},
+    {"results"},
     {"tuning", "plotting"},
+    {"estimators"},
     {"auditing", "warmup", "__init__"},
 ]
 LAYER_OF = {unit: index for index, units in enumerate(LAYERS) for unit in units}

@@ -104,7 +104,7 @@ class DPLinearModel(BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, algorithm="dp-cd", passes=None,
                  step=1.0, clip=None, alpha=0.0, fit_intercept=True, intercept_scaling=1.0, options=None,
-                 random_state=None):
+                 tune=None, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
@@ -117,6 +117,7 @@ class DPLinearModel(BaseEstimator):
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.options = options
+        self.tune = tune
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -145,6 +146,10 @@ class DPLinearModel(BaseEstimator):
                 raise ValueError(f"{name}={value!r}: expected {expected}")
         if self.options is not None and not isinstance(self.options, dict):
             raise ValueError(f"options={self.options!r}: expected a dict of the algorithm's options, or None")
+        if self.tune is not None and (not isinstance(self.tune, dict) or not self.tune
+                                      or not set(self.tune) <= {"passes", "step", "clip"}):
+            raise ValueError(f"tune={self.tune!r}: expected None or a dict from some of 'passes', 'step' and 'clip' "
+                             "to the values private tuning chooses among")
 
     def _prepare_X(self, X, *, reset):
         """Validated X (scikit-learn's checks: finite, 2-D, real, the fitted width when not ``reset``)."""
@@ -206,7 +211,8 @@ class DPLinearModel(BaseEstimator):
             targets = targets * root[:, None]
         alpha = float(self.alpha) if alpha is None else alpha
         options = self._options(n_samples, bounds)
-        joint = n_outputs > 1 and get_algorithm(self.algorithm).JOINT_RELEASE and math.isfinite(self.epsilon)
+        joint = (n_outputs > 1 and get_algorithm(self.algorithm).JOINT_RELEASE and math.isfinite(self.epsilon)
+                 and self.tune is None)
         if not joint:
             epsilon, run_delta = self.epsilon / n_outputs, delta / n_outputs
         else:
@@ -218,8 +224,12 @@ class DPLinearModel(BaseEstimator):
         for column, seed in zip(targets.T, self._seeds(n_outputs)):
             problem = Problem(X, column, loss or self.LOSS, self.PENALTY, self.LAM_PER_ALPHA * alpha,
                               feature_bound=bounds.feature, row_norm_bound=bounds.row_norm)
-            run = fit(problem, self.algorithm, epsilon=epsilon, delta=run_delta, passes=passes, step=self.step,
-                      clip=self._default_clip(bounds), seed=seed, calibrations=release, **options)
+            if self.tune is not None:
+                run = self._tuned_run(problem, epsilon, run_delta, seed, options,
+                                      dict(passes=passes, step=self.step, clip=self._default_clip(bounds)))
+            else:
+                run = fit(problem, self.algorithm, epsilon=epsilon, delta=run_delta, passes=passes, step=self.step,
+                          clip=self._default_clip(bounds), seed=seed, calibrations=release, **options)
             if not np.all(np.isfinite(run.w)):
                 raise ValueError(f"{type(self).__name__}: the private run diverged (non-finite weights); lower "
                                  f"step={self.step!r} or passes={self.passes!r}")
@@ -235,7 +245,21 @@ class DPLinearModel(BaseEstimator):
         self.delta_ = delta
         self.passes_ = passes
         self.accountant_ = runs[0].accountant
+        if self.tune is not None:  # the selected configurations, covered by the selection's guarantee
+            self.best_params_ = [{key: run.settings[key] for key in ("passes", "step", "clip")} for run in runs]
+            self.passes_ = [params["passes"] for params in self.best_params_]
         return self
+
+    def _tuned_run(self, problem, epsilon, delta, seed, options, fixed):
+        """:func:`privcd.tune_private` of ``problem`` over ``tune``'s grid (the other hyperparameters at
+        ``fixed``) under (epsilon, delta), the tuning counted (Papernot and Steinke 2022, Theorem 2).
+        Public smoothness constants: the candidates' training is accounted as one mechanism each, and
+        DP-CD-P's private constants are a release of their own."""
+        from privcd.tuning.private import tune_private  # imports dp-accounting: only when tuning
+
+        grid = {key: np.atleast_1d(self.tune.get(key, value)).tolist() for key, value in fixed.items()}
+        options = {key: value for key, value in options.items() if key != "smoothness"}
+        return tune_private(problem, self.algorithm, grid, epsilon=epsilon, delta=delta, seed=seed, **options)
 
     def _seeds(self, n_outputs):
         """One seed per run: ``None`` for ``random_state=None`` (releases: each run's generators seeded

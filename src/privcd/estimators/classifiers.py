@@ -25,10 +25,11 @@ class DPClassifier(ClassifierMixin, DPLinearModel):
 
     def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, classes=None, class_weight=None,
                  algorithm="dp-cd", passes=None, step=1.0, clip=None, alpha=0.0, fit_intercept=True,
-                 intercept_scaling=1.0, options=None, random_state=None):
+                 intercept_scaling=1.0, options=None, tune=None, random_state=None):
         super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, algorithm=algorithm,
                          passes=passes, step=step, clip=clip, alpha=alpha, fit_intercept=fit_intercept,
-                         intercept_scaling=intercept_scaling, options=options, random_state=random_state)
+                         intercept_scaling=intercept_scaling, options=options, tune=tune,
+                         random_state=random_state)
         self.classes = classes
         self.class_weight = class_weight
 
@@ -160,11 +161,20 @@ class DPLogisticRegression(DPClassifier):
     coef_ : ndarray of shape (1, p) or (k, p); intercept_ : ndarray of shape (1,) or (k,)
     classes_ : ndarray; n_features_in_ : int; feature_names_in_ : ndarray (when X has column names)
     epsilon_, delta_ : float
-        The privacy achieved by the whole fit (all k models); ``accountant_`` certified it.
+        The privacy achieved by the whole fit (all k models, and their tuning); ``accountant_``
+        certified it.
+    best_params_ : list of dict
+        With ``tune``: each model's selected ``passes``, ``step`` and ``clip``.
+
+    tune : dict or None
+        A grid over some of ``passes``, ``step`` and ``clip`` (lists of values; the others fixed at
+        the parameters'): the fit selects among them privately (:func:`privcd.tune_private`,
+        Papernot and Steinke 2022, Theorem 2, with public smoothness constants), ``epsilon_`` counts
+        the tuning and ``best_params_`` holds the selected configuration of each model.
 
     Tuning: ``GridSearchCV`` or ``cross_val_score`` on the private data spends the budget once per
     candidate and fold, so the model it selects is not (epsilon, delta)-DP; tune on public data,
-    or with :func:`privcd.tune_private`, which counts the tuning's privacy.
+    or with ``tune=``, which counts the tuning's privacy.
     """
 
     LOSS = "logistic"
@@ -203,8 +213,8 @@ class DPLinearSVC(DPClassifier):
 
     def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, classes=None, class_weight=None,
                  algorithm="dp-sgd", passes=None, step=1.0, clip=None, alpha=1e-3, fit_intercept=True,
-                 intercept_scaling=1.0, options=None, random_state=None):
+                 intercept_scaling=1.0, options=None, tune=None, random_state=None):
         super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, classes=classes,
                          class_weight=class_weight, algorithm=algorithm, passes=passes, step=step, clip=clip,
                          alpha=alpha, fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
-                         options=options, random_state=random_state)
+                         options=options, tune=tune, random_state=random_state)

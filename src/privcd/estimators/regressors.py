@@ -36,10 +36,11 @@ class DPRegressor(RegressorMixin, DPLinearModel):
 
     def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, y_bound=None, algorithm="dp-cd",
                  passes=None, step=1.0, clip=None, alpha=1e-3, fit_intercept=True, intercept_scaling=1.0, options=None,
-                 random_state=None):
+                 tune=None, random_state=None):
         super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, algorithm=algorithm,
                          passes=passes, step=step, clip=clip, alpha=alpha, fit_intercept=fit_intercept,
-                         intercept_scaling=intercept_scaling, options=options, random_state=random_state)
+                         intercept_scaling=intercept_scaling, options=options, tune=tune,
+                         random_state=random_state)
         self.y_bound = y_bound
 
     def fit(self, X, y, sample_weight=None):
@@ -92,7 +93,8 @@ class DPLinearRegression(DPRegressor):
     range (:class:`DPRegressor`); ``fit`` takes ``sample_weight`` in [0, 1]. Parameters and
     attributes as :class:`privcd.estimators.DPLogisticRegression` (``coef_`` of shape (p,),
     ``intercept_`` a float). ``GridSearchCV`` on the private data spends the budget once per
-    candidate and fold: tune on public data, or with :func:`privcd.tune_private`.
+    candidate and fold: tune on public data, or privately with ``tune=`` (as
+    :class:`~privcd.estimators.DPLogisticRegression`).
     """
 
     PENALTY = "l2"
@@ -111,10 +113,10 @@ class DPLasso(DPRegressor):
 
     def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, y_bound=None, algorithm="dp-cd",
                  passes=None, step=1.0, clip=None, alpha=1.0, fit_intercept=True, intercept_scaling=1.0, options=None,
-                 random_state=None):
+                 tune=None, random_state=None):
         super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, y_bound=y_bound,
                          algorithm=algorithm, passes=passes, step=step, clip=clip, alpha=alpha,
-                         fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, options=options,
+                         fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, options=options, tune=tune,
                          random_state=random_state)
 
 
@@ -145,11 +147,11 @@ class DPHuberRegressor(DPRegressor):
 
     def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, threshold=1.0, algorithm="dp-cd",
                  passes=None, step=1.0, clip=None, alpha=1e-3, fit_intercept=True, intercept_scaling=1.0, options=None,
-                 random_state=None):
+                 tune=None, random_state=None):
         DPLinearModel.__init__(self, epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds,
                                algorithm=algorithm, passes=passes, step=step, clip=clip, alpha=alpha,
                                fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, options=options,
-                               random_state=random_state)  # no y_bound: the loss bounds the gradient
+                               tune=tune, random_state=random_state)  # no y_bound: the loss bounds the gradient
         self.threshold = threshold
 
     def fit(self, X, y, **fit_params):
