@@ -275,8 +275,8 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
     snapshots = np.empty((checkpoints.shape[0], p))
     log_keep = log_keep_probability(batch_size, n)
     scale = step / batch_size
-    sample_position = 0
-    noise_position = 0
+    sample_position = np.int64(0)  # not a literal: numba would also compile the draws for Literal[int](0)
+    noise_position = np.int64(0)
     c = 0
     for start in range(0, n_iterations, steps):
         block = min(steps, n_iterations - start)

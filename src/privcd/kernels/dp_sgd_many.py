@@ -74,8 +74,8 @@ def dp_sgd_many(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
     snapshots = np.empty((K, n_checkpoints, p))
     log_keep = log_keep_probability(batch_size, n)
     scales = steps / batch_size
-    sample_position = 0
-    noise_position = 0
+    sample_position = np.int64(0)  # not a literal: numba would also compile the draws for Literal[int](0)
+    noise_position = np.int64(0)
     first = 0  # the first checkpoint not yet recorded
     for start in range(0, n_iterations, block_size):
         block = min(block_size, n_iterations - start)
@@ -135,8 +135,8 @@ def dp_sgd_many_sparse(Xc, data, indices, indptr, y, row_norms, loss_code, penal
     snapshots = np.empty((K, n_checkpoints, p))
     log_keep = log_keep_probability(batch_size, n)
     scales = steps / batch_size
-    sample_position = 0
-    noise_position = 0
+    sample_position = np.int64(0)  # not a literal: numba would also compile the draws for Literal[int](0)
+    noise_position = np.int64(0)
     c = 0  # the first checkpoint not yet recorded
     start = 0
     while start < n_iterations:
