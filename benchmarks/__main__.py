@@ -46,15 +46,25 @@ SECTIONS = {
                    estimators.markdown),
 }
 
+# Seconds each section took in a full run (not --quick) on 2 cores, 2026-11-27 at 9417cb3, beside other
+# work; --help shows them, with what a section needs beyond the [test] extra.
+SECONDS = {"shapes": 97, "bounds": 13, "peers": 0, "grid": 27, "memory": 159, "warm": 8, "first_fit": 156,
+           "setup": 14, "accounting": 26, "time_ratio": 256, "audit": 48, "release": 89, "estimators": 62}
+NEEDS = {"peers": "; skipped without the [bench] extra's torch and Opacus",
+         "estimators": "; diffprivlib in an environment of its own"}
+
 
 def parser():
     """The command line; the sections and what each measures are listed in ``--help``."""
-    listing = "\n".join(f"  {name:<11} {title}" for name, (title, _, _) in SECTIONS.items())
+    listing = "\n".join(f"  {name:<11} {title} (about {SECONDS[name]} s{NEEDS.get(name, '')})"
+                        for name, (title, _, _) in SECTIONS.items())
     command = argparse.ArgumentParser(
         prog="python -m benchmarks", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="privcd's benchmark suite: writes benchmarks.md and benchmarks.json under --output and prints "
                     "the Markdown (wall-clock medians; not a timed test).",
-        epilog=f"sections:\n{listing}\n\nbenchmarks/README.md says what each column means.")
+        epilog=f"sections (seconds of a full run on 2 cores; --quick takes less):\n{listing}\n\n"
+               f"All of them: about {sum(SECONDS.values()) // 60} minutes. benchmarks/README.md says what each "
+               "column means.")
     # nargs="*" with choices rejects the empty default on Python 3.11, so the names are checked below
     command.add_argument("sections", nargs="*", metavar="SECTION", help="sections to run (default: all; as --only)")
     command.add_argument("--quick", action="store_true", help="fewer repeats, smaller grid (a smoke run)")

@@ -40,3 +40,12 @@ def test_no_section_means_every_section_and_a_wrong_one_is_named():
     with pytest.raises(SystemExit) as caught:
         parse(["shapez"])
     assert caught.value.code == 2
+
+
+def test_help_lists_every_section_with_its_seconds():
+    from benchmarks.__main__ import SECONDS, parser
+    text = parser().format_help()
+    assert set(SECONDS) == set(SECTIONS)
+    for name, (title, _, _) in SECTIONS.items():
+        assert f"{title} (about {SECONDS[name]} s" in text
+    assert "__main__.py" not in text and "(issue" not in text
