@@ -39,6 +39,10 @@ def test_figure_spec_resolves_problems_defaults_and_legends():
     assert third.problems == ("a", "b") and third.algorithms is None and third.x == "seconds"
     assert third.title == "p figure_3"
     assert paper_legend(experiment, "p") == {"dp-cd": "DP-CD", "sgd": "DP-SGD"}
+    unnamed = copy.deepcopy(CONFIG)
+    for spec in unnamed["papers"]["p"]["figures"].values():
+        spec.pop("legend", None)
+    assert paper_legend(Experiment(unnamed), "p") == {"dp-cd": "DP-CD", "sgd": "DP-SGD (sgd)"}  # no internal id alone
 
 
 def test_figure_spec_names_problems_not_run_and_rejects_unknown_names(tmp_path):

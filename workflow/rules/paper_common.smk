@@ -8,13 +8,10 @@ from privcd.plotting.paper_tables import privacy_label
 
 def legend_names(paper):
     """Entry -> legend name for the convergence figures (the figure rule): the names of the paper's own
-    figures; with a paper-level ``legend`` (dp-scd), that legend and the upper-case entry otherwise,
-    as dp-scd's Figures 1-2 name them (privcd.plotting.draw_utility.display_name)."""
-    block = config["papers"][paper]
+    figures, else the algorithm's (privcd.plotting.panels.paper_legend); a paper-level ``legend``
+    (dp-scd) names entries first."""
     names = paper_legend(EXPERIMENT, paper)
-    if block.get("legend"):
-        names.update({entry: block["legend"].get(entry, entry.upper()) for entry in block["algorithms"]})
-    return names
+    return {**names, **(config["papers"][paper].get("legend") or {})}
 
 
 def paper_targets(paper):

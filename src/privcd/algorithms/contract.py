@@ -15,6 +15,7 @@ class AlgorithmModule(Protocol):
     ``run_many`` and ``group_size`` are read with ``getattr``)."""
 
     NAME: str
+    DISPLAY: str  # the name figures and tables show when the config's legend gives none
     OPTIONS: dict
     SMOOTHNESS_FROM_PROBLEM: dict | None
     JOINT_RELEASE: bool

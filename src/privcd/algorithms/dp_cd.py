@@ -71,6 +71,7 @@ from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice, check_number, check_positive_int
 
 NAME = "dp-cd"
+DISPLAY = "DP-CD"  # its name in figures and tables
 OPTIONS = {"inner_iterations": None, "accountant": "exact", "checkpoints": None, "smoothness": "public",
            "smoothness_budget": 0.1, "coordinate_order": "uniform"}
 JOINT_RELEASE = True  # the optimisation's Gaussian releases (DP-CD-P's constants are its own Laplace release)

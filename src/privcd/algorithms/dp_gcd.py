@@ -83,6 +83,7 @@ from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice
 
 NAME = "dp-gcd"
+DISPLAY = "DP-GCD"  # its name in figures and tables
 OPTIONS = {"rule": None, "accountant": "pld", "checkpoints": None}
 JOINT_RELEASE = False  # its per-step budget comes from a composition theorem, not a store
 NOISE_KEY = ("epsilon_per_mechanism", -1)  # the Laplace scales are inversely proportional to it

@@ -117,6 +117,7 @@ from privcd.kernels.streams import check_span
 from privcd.validation import check_choice, check_number, check_positive, check_positive_int, read_only
 
 NAME = "dp-scd"
+DISPLAY = "DP-SCD"  # its name in figures and tables
 OPTIONS = {"batch_size": 100, "box": 1e-4, "update_from": "noisy", "noise": None, "accountant": None,
            "row_norm_bound": None, "checkpoints": None}
 JOINT_RELEASE = True

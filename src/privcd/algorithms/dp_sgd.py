@@ -45,6 +45,7 @@ from privcd.kernels.streams import check_span
 from privcd.validation import check_choice, check_positive_int
 
 NAME = "dp-sgd"
+DISPLAY = "DP-SGD"  # its name in figures and tables
 OPTIONS = {"batch_size": 1, "accountant": "pld", "sampling": "without-replacement", "checkpoints": None}
 JOINT_RELEASE = True
 NOISE_KEY = ("noise_std", 1)  # plan.kernel entry the noise is proportional to

@@ -83,6 +83,7 @@ from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice, check_positive_int
 
 NAME = "dp-skgd"
+DISPLAY = "DP-SkGD"  # its name in figures and tables
 OPTIONS = {"sketch": "uniform", "tau": None, "probabilities": None, "noise": "isotropic",
            "inner_iterations": None, "accountant": "exact", "checkpoints": None, "coordinate_order": "uniform"}
 JOINT_RELEASE = True

@@ -26,6 +26,7 @@ import math
 from privcd.algorithms import dp_scd
 
 NAME = "seqdp-scd"
+DISPLAY = "SEQDP-SCD"  # its name in figures and tables
 OPTIONS = dict(dp_scd.OPTIONS)
 JOINT_RELEASE = True  # DP-SCD's plan
 NOISE_KEY = dp_scd.NOISE_KEY  # DP-SCD's plan

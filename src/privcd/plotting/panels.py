@@ -4,6 +4,7 @@ Figures 1-3), as the config's ``papers.<paper>.figures`` asks. Drawing is
 :func:`privcd.plotting.convergence_figure`."""
 from dataclasses import dataclass
 
+from privcd.algorithms import get_algorithm
 from privcd.plotting.curves import convergence_curves
 
 
@@ -90,9 +91,15 @@ def figure_spec(experiment, paper, name):
 
 def paper_legend(experiment, paper):
     """Algorithm entry -> legend name over all the paper's figures (the first figure naming an entry
-    wins), e.g. for the rows of dp-gcd Table 4."""
+    wins), e.g. for the rows of dp-gcd Table 4; an entry no legend names shows its algorithm's
+    ``DISPLAY`` (with the entry in parentheses when it is another name for the algorithm)."""
+    block = experiment.config["papers"][paper]
     legend = {}
-    for spec in experiment.config["papers"][paper].get("figures", {}).values():
+    for spec in block.get("figures", {}).values():
         for entry, name in (spec.get("legend") or {}).items():
             legend.setdefault(entry, name)
+    for entry, settings in block.get("algorithms", {}).items():
+        algorithm = (settings or {}).get("algorithm", entry)
+        display = get_algorithm(algorithm).DISPLAY
+        legend.setdefault(entry, display if entry == algorithm else f"{display} ({entry})")
     return legend
