@@ -201,10 +201,12 @@ def test_every_grid_value_is_checked_when_the_config_is_read(key, values, words)
         assert word in str(error.value)
 
 
-@pytest.mark.parametrize("change, words", [({"loss": "huber"}, ["papers.demo.problems.a", "loss='huber'"]),
+@pytest.mark.parametrize("change, words", [({"loss": "hubber"}, ["papers.demo.problems.a", "loss='hubber'"]),
                                            ({"penalty": "l3"}, ["papers.demo.problems.a", "penalty='l3'"]),
                                            ({"dataset": "california", "loss": "logistic"},
-                                            ["papers.demo.problems.a", "regression", "'squared'"]),
+                                            ["papers.demo.problems.a", "regression", "'huber', 'squared'"]),
+                                           ({"dataset": "california", "loss": "weighted-hinge"},
+                                            ["papers.demo.problems.a", "needs class labels"]),
                                            ({"privacy": {"delta": "5/n^0"}}, ["papers.demo.problems.a", "5/n^0"])])
 def test_bad_problem_entries_are_errors_naming_them_when_the_config_is_read(change, words):
     config = smoke_config()

@@ -298,10 +298,10 @@ def _check_problem_entry(where, entry, dataset, delta):
     except ValueError as error:
         raise ValueError(f"{where}: {error}") from None
     task = get_spec(dataset).task
-    if loss.labels is not None and task == "regression":
-        raise ValueError(f"{where}: loss={loss.name!r} needs class labels {loss.labels}, but dataset {dataset!r} "
-                         "has a real-valued (regression) target; use a regression loss, one of "
-                         f"{sorted(name for name, spec in LOSSES.items() if spec.labels is None)}")
+    if loss.utility == "accuracy" and task == "regression":
+        raise ValueError(f"{where}: loss={loss.name!r} needs class labels, but dataset {dataset!r} has a "
+                         "real-valued (regression) target; use a regression loss, one of "
+                         f"{sorted(name for name, spec in LOSSES.items() if spec.utility == 'mse')}")
     for n in (10, 10**7):
         try:
             resolve_delta(delta, n)
