@@ -59,6 +59,7 @@ def markdown(rows):
     lines += ["", "Kernel time per pass after compilation (epsilon = 1, delta = 1e-6, 5 passes, default options), "
               "marginal as in `shapes`; a release's grid noise is computed once per setting (cached) and not "
               "counted. A release draws its seed from the OS (`ReleaseSeed`), an experiment is seeded. DP-CD "
-              "releases draw an exact discrete Gaussian integer per step and DP-GCD one discrete Laplace "
-              "integer per iteration (`privcd.kernels.discrete_noise`)."]
+              "releases draw an exact discrete Gaussian integer per step, and DP-GCD p + 1 discrete Laplace "
+              "integers per iteration, one per coordinate for its selection and one for its released entry "
+              "(`privcd.kernels.discrete_noise`)."]
     return "\n".join(lines)

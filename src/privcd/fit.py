@@ -141,8 +141,8 @@ def assemble(problem, module, settings, options, plan, randomness, w, snapshots,
     if released and module.FLOATING_POINT_RELEASE:
         warnings.warn(f"{module.NAME}: this private release draws {module.FLOATING_POINT_RELEASE} in floating point; its "
                       "(epsilon, delta) holds for the real-valued mechanism, not for the IEEE floats it outputs "
-                      "(Mironov 2012). DP-CD and DP-SkGD (sketch='uniform', or 'tau-nice' and 'full' with "
-                      "noise='coordinate') release on a grid that keeps it", FloatingPointNoiseWarning, stacklevel=3)
+                      "(Mironov 2012). DP-CD, DP-GCD (every rule but GS-q under L1) and DP-SkGD (sketch='uniform', "
+                      "or 'tau-nice' and 'full' with noise='coordinate') release on a grid that keeps it", FloatingPointNoiseWarning, stacklevel=3)
     if released:
         seconds = None  # the kernel's time depends on the data: a side channel outside the guarantee
     else:

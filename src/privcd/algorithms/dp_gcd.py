@@ -54,6 +54,11 @@ composes them by the advanced composition theorem, dp-gcd eq. (2):
 5x the noise, most at small T). ``Run.noise_multiplier`` is the release's
 ``std / sensitivity = sqrt(2) / epsilon'``.
 
+A private release (no seed) samples both mechanisms exactly on a grid, with discrete Laplace
+integers (:func:`release_noise`, :mod:`privcd.privacy.greedy_composition`): the same
+``epsilon'``-DP pairs, with no floating-point noise for Mironov's attack to read. GS-q under L1
+has no integer score and is refused there.
+
 Options
 -------
 rule : {None, "gs-s", "gs-r", "gs-q"}
@@ -77,7 +82,7 @@ from privcd.algorithms.base import (
     MAX_GROUP_BYTES, Plan, check_checkpoints, checkpoints_for, coordinate_step_sizes, coordinate_thresholds, iterations_for, kernel_rng,
 )
 from privcd.algorithms.kernel_clock import launch
-from privcd.kernels.dp_gcd import RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, dp_gcd, dp_gcd_many
+from privcd.kernels.dp_gcd import RULE_ALGORITHM_1, RULE_GS_Q, RULE_GS_R, RULE_GS_S, dp_gcd, dp_gcd_many, has_grid_score
 from privcd.kernels.layout import column_arrays
 from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice
@@ -91,7 +96,7 @@ TUNING_ACCOUNTANT = None  # Laplace and noisy-max releases: no RDP reading in pr
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, greedy selection
-FLOATING_POINT_RELEASE = "its report-noisy-max selections' Laplace noise"  # its released entries are on a grid
+FLOATING_POINT_RELEASE = None  # its selections and released entries are on a grid (release_noise)
 RULES = {"algorithm-1": RULE_ALGORITHM_1, "gs-s": RULE_GS_S, "gs-r": RULE_GS_R, "gs-q": RULE_GS_Q}
 ACCOUNTANTS = ("pld", "advanced-composition")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
@@ -181,30 +186,50 @@ def kernel_arrays(problem, plan):
 def run(problem, plan, seed):
     """Run the :func:`privcd.kernels.dp_gcd.dp_gcd` kernel from w = 0.
 
-    A private release (``seed`` a :class:`~privcd.randomness.ReleaseSeed`) releases each gradient
-    entry with the discrete Laplace on a grid instead of a floating-point Laplace sample
-    (:func:`privcd.privacy.greedy_composition.grid_release_noise`; its selections still draw
-    floating-point Laplace noise). Returns ``(w, snapshots, extra)`` with ``extra`` the thresholds
-    and Laplace scales (:func:`kernel_arrays`; a release's ``release_scale`` is ``h_j t``, with
-    its ``grid_spacing`` ``h_j`` and ``grid_noise``), ``"selected"`` (int64 array of the coordinate
-    of each iteration) and ``"updated"`` (bool array of the coordinates ever selected).
+    A private release (``seed`` a :class:`~privcd.randomness.ReleaseSeed`) samples no floating-point
+    noise (:func:`release_noise`): it releases each gradient entry with the discrete Laplace on a
+    grid and selects by report-noisy-max over integer scores with discrete Laplace integers
+    (:mod:`privcd.privacy.greedy_composition`). Returns ``(w, snapshots, extra)`` with ``extra``
+    the thresholds and Laplace scales (:func:`kernel_arrays`; a release's ``release_scale`` is
+    ``h_j t`` and its ``selection_scale`` ``h_j t'``, with its ``grid_spacing`` ``h_j`` and
+    ``grid_noise``), ``"selected"`` (int64 array of the coordinate of each iteration) and
+    ``"updated"`` (bool array of the coordinates ever selected).
     """
     arrays = kernel_arrays(problem, plan)
     p = problem.n_features
-    release_units, facts = 0, {}
+    release_units = selection_units = 0
+    facts = {}
     if isinstance(seed, ReleaseSeed) and math.isfinite(plan.kernel["epsilon_per_mechanism"]):
-        noise = privacy.grid_release_noise(plan.kernel["epsilon_per_mechanism"], n_terms=problem.n_samples,
-                                           iterations=plan.n_iterations, epsilon=plan.calibration.epsilon,
-                                           delta=plan.calibration.delta)
-        spacing = privacy.grid_spacings(arrays["thresholds"], problem.n_samples, noise.grid_ratio)
+        spacing, noise = release_noise(problem, plan, arrays["thresholds"])
         arrays = {**arrays, "release_scale": spacing}
-        release_units = noise.scale_units
-        facts = {"release_scale": spacing * release_units, "grid_spacing": spacing, "grid_noise": dataclasses.asdict(noise)}
+        release_units, selection_units = noise.scale_units, noise.selection_units
+        facts = {"release_scale": spacing * release_units, "selection_scale": spacing * selection_units,
+                 "grid_spacing": spacing, "grid_noise": dataclasses.asdict(noise)}
     w, snapshots, selected = launch(
         dp_gcd, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code, problem.lam,
         problem.M, *(arrays[name] for name in SCALES), plan.kernel["rule"], plan.n_iterations, plan.checkpoints,
-        kernel_rng(seed), np.zeros(p), release_units)
+        kernel_rng(seed), np.zeros(p), release_units, selection_units)
     return w, snapshots, {**_run_facts(arrays, selected, p), **facts}
+
+
+def release_noise(problem, plan, thresholds):
+    """``(h, noise)`` of a private release: the grid spacings ``h_j`` of the released entries and
+    selection scores, and the :class:`~privcd.privacy.greedy_composition.GridLaplaceNoise`.
+
+    Refused, naming the alternatives, for a rule with no integer score under the problem's penalty
+    (:func:`privcd.kernels.dp_gcd.has_grid_score`: GS-q with L1), which would select with
+    floating-point noise.
+    """
+    if not has_grid_score(plan.kernel["rule"], problem.penalty.code):
+        raise ValueError(
+            f"a private release (no seed) of DP-GCD with rule={plan.info['rule']!r} and the {problem.penalty.name!r} "
+            "penalty would select with floating-point Laplace noise, which is not private as IEEE floats (Mironov 2012): "
+            "this rule has no integer score for this penalty; use rule='gs-s' or 'gs-r', or give a seed to run an "
+            "experiment")
+    noise = privacy.grid_release_noise(plan.kernel["epsilon_per_mechanism"], n_terms=problem.n_samples,
+                                       iterations=plan.n_iterations, epsilon=plan.calibration.epsilon,
+                                       delta=plan.calibration.delta)
+    return privacy.grid_spacings(thresholds, problem.n_samples, noise.grid_ratio), noise
 
 
 def batch_key(plan):

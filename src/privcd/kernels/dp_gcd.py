@@ -25,8 +25,9 @@ selection noise scale in gradient units:
 Every iteration draws p selection Laplace variables then one release variable (each from one
 ``rng.random()`` of the run's ``numpy.random.Generator``, :func:`standard_laplace`), whatever the
 noise scales and whatever w, so configurations that differ only in their scales share them
-(:func:`dp_gcd_many`). A release (``release_units > 0``) draws its release variable as a discrete
-Laplace integer and releases the gradient entry on a grid (:func:`dp_gcd`). Each gradient entry is summed over the stored entries of its column in increasing row
+(:func:`dp_gcd_many`). A release (``release_units > 0``) draws every variable as a discrete Laplace
+integer: it selects by :func:`select_on_grid` and releases the gradient entry on a grid
+(:func:`dp_gcd`). Each gradient entry is summed over the stored entries of its column in increasing row
 order, so dense and sparse X give bit-identical results.
 """
 import math
@@ -208,9 +209,127 @@ def select_coordinate(rule, penalty_code, lam, gradient, w, M, sel_scale, laplac
     return chosen
 
 
+GRID_LIMIT = 2**50  # the largest magnitude of a grid integer of select_on_grid (int64 sums stay exact)
+NO_GRID_SCORE = -1  # grid_score's answer for a rule and penalty it has no integer score for
+
+
+@njit(cache=True)
+def grid_units(value, spacing):
+    """``rint(fl(value / spacing))`` as an int64, clamped to ``[-2^50, 2^50]`` (1-Lipschitz, so a
+    bound on how far two values' integers lie apart survives it); 0 when ``spacing`` is 0 (a
+    clipping threshold of 0, whose clipped sum is exactly 0)."""
+    if spacing == 0.0:
+        return np.int64(0)
+    units = np.rint(value / spacing)
+    if units > GRID_LIMIT:
+        return np.int64(GRID_LIMIT)
+    if units < -GRID_LIMIT:
+        return np.int64(-GRID_LIMIT)
+    return np.int64(units)
+
+
+@njit(cache=True)
+def soft_threshold_units(x, threshold):
+    """``sign(x) max(|x| - threshold, 0)`` on integers."""
+    if x > threshold:
+        return x - threshold
+    if x < -threshold:
+        return x + threshold
+    return np.int64(0)
+
+
+@njit(cache=True)
+def grid_signed_value(penalty_code, lam, g, w_j, spacing):
+    """``U + R``: the grid integer of ``g`` plus that of the public ``psi_j'(w_j)`` (``lam w_j`` for
+    L2, nothing without a penalty), each on the release's grid of coordinate j."""
+    units = grid_units(g, spacing)
+    if penalty_code == l2.CODE:
+        return units + grid_units(lam * w_j, spacing)
+    return units
+
+
+@njit(cache=True)
+def grid_score(rule, penalty_code, lam, g, w_j, M_j, spacing):
+    """The noise-free score of :func:`rule_score` in integer units of ``h_j / sqrt(M_j)``, computed
+    from the grid integers ``U = rint(g / h_j)`` and the public ``R = rint(lam w_j / h_j)``,
+    ``A = rint(M_j w_j / h_j)``, ``L = rint(lam / h_j)`` (:func:`grid_units`); ``NO_GRID_SCORE``
+    where it has none (GS-q with L1, an unknown penalty).
+
+    ``h_j / sqrt(M_j) = 2 clip / (n K sqrt(tr M))`` is the same for every j
+    (:func:`privcd.privacy.greedy_composition.grid_selection_noise`), so these integers compare
+    across coordinates. Each score moves by at most ``|U - U'| + 1`` when ``U`` moves to ``U'``:
+
+    * no penalty, every rule: ``|U|``;
+    * L2, GS-s and Algorithm 1: ``|U + R|``; GS-r: ``floor(|U + R| fl(M_j / (M_j + lam)))``; GS-q:
+      ``floor(|U + R| fl(sqrt(M_j / (M_j + lam))))`` (the rules' closed forms for a quadratic
+      penalty; a factor at most 1, one rounding of relative size ``2^-53`` on a product below
+      ``2^51``, and the floor: at most 1 more);
+    * L1, GS-s: ``|U + L sign(w_j)|`` if ``w_j != 0``, ``max(|U| - L, 0)`` if ``w_j = 0``; GS-r:
+      ``|soft(A - U, L) - A|``, ``M_j`` times the proximal step in gradient units (soft
+      thresholding is 1-Lipschitz).
+    """
+    if penalty_code == none.CODE:
+        return abs(grid_units(g, spacing))
+    if penalty_code == l2.CODE:
+        shifted = abs(grid_signed_value(penalty_code, lam, g, w_j, spacing))
+        if rule == RULE_GS_R:
+            return np.int64(math.floor(shifted * (M_j / (M_j + lam))))
+        if rule == RULE_GS_Q:
+            return np.int64(math.floor(shifted * math.sqrt(M_j / (M_j + lam))))
+        return shifted
+    if penalty_code == l1.CODE:
+        units = grid_units(g, spacing)
+        threshold = grid_units(lam, spacing)
+        if rule == RULE_GS_S:
+            if w_j > 0.0:
+                return abs(units + threshold)
+            if w_j < 0.0:
+                return abs(units - threshold)
+            return max(abs(units) - threshold, np.int64(0))
+        if rule == RULE_GS_R:
+            origin = grid_units(M_j * w_j, spacing)
+            return abs(soft_threshold_units(origin - units, threshold) - origin)
+    return np.int64(NO_GRID_SCORE)
+
+
+def has_grid_score(rule, penalty_code):
+    """Whether :func:`select_on_grid` has an integer score for ``rule`` under the penalty (Algorithm
+    1's is GS-s's, with the noise inside)."""
+    probe = RULE_GS_S if rule == RULE_ALGORITHM_1 else rule
+    return grid_score(probe, penalty_code, 1.0, 0.0, 0.0, 1.0, 1.0) != NO_GRID_SCORE
+
+
+@njit(cache=True)
+def select_on_grid(rule, penalty_code, lam, gradient, w, M, spacings, draws):
+    """A release's report-noisy-max: ``argmax_j`` over the coordinates with ``M_j > 0`` (first index
+    on ties) of ``|U_j + R_j + Z_j|`` (Algorithm 1, :func:`grid_signed_value`) or
+    ``grid_score_j + Z_j`` (the Appendix C rules, :func:`grid_score`), ``Z_j`` the integer
+    ``draws`` (discrete Laplace), all in int64: no floating-point noise.
+
+    Fixing the other draws, coordinate i wins exactly when ``Z_i`` lies in one tail (two for
+    Algorithm 1) whose end moves by at most ``2 S'`` between neighbours whose scores move by at
+    most ``S'``; a discrete Laplace tail of scale t changes by at most ``exp(2 S' / t)`` then
+    (:func:`privcd.privacy.greedy_composition.grid_selection_noise`). Returns -1 when no
+    coordinate has ``M_j > 0``.
+    """
+    best = np.int64(0)
+    chosen = -1
+    for j in range(w.shape[0]):
+        if M[j] > 0.0:
+            if rule == RULE_ALGORITHM_1:
+                score = abs(grid_signed_value(penalty_code, lam, gradient[j], w[j], spacings[j]) + draws[j])
+            else:
+                score = grid_score(rule, penalty_code, lam, gradient[j], w[j], M[j], spacings[j]) + draws[j]
+            if chosen < 0 or score > best:
+                best = score
+                chosen = j
+    return chosen
+
+
 @njit(cache=True, parallel=True)
 def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, M, step_sizes,
-           thresholds, sel_scale, release_scale, rule, n_iterations, checkpoints, rng, w0, release_units=0):
+           thresholds, sel_scale, release_scale, rule, n_iterations, checkpoints, rng, w0, release_units=0,
+           selection_units=0):
     """Run DP-GCD for ``n_iterations`` greedy coordinate steps from ``w0``.
 
     Parameters
@@ -226,11 +345,14 @@ def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam
         Iteration counts at which to record the iterate (0 = before the first step).
     rng : numpy.random.Generator
         The run's generator (:func:`privcd.algorithms.base.kernel_rng`); advanced in place.
-    release_units : int
-        0: an experiment, ``release_scale`` the Laplace scales. A release: ``release_scale`` holds
-        the grid spacings and the release draw is a discrete Laplace integer of that scale in grid
-        units (:func:`~privcd.kernels.discrete_noise.noisy_value`,
-        :func:`privcd.privacy.greedy_composition.grid_release_noise`).
+    release_units, selection_units : int
+        0: an experiment, ``sel_scale`` and ``release_scale`` the Laplace scales. A release (both
+        positive): ``release_scale`` holds the grid spacings ``h_j``, the release draw is a
+        discrete Laplace integer of scale ``release_units`` in grid units
+        (:func:`~privcd.kernels.discrete_noise.noisy_value`), and the selection draws are discrete
+        Laplace integers of scale ``selection_units`` added to integer scores
+        (:func:`select_on_grid`; ``sel_scale`` unused;
+        :mod:`privcd.privacy.greedy_composition`).
 
     Returns
     -------
@@ -255,6 +377,7 @@ def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam
     derivatives = np.empty(n)
     gradient = np.empty(p)
     draws = np.empty(p)
+    grid_draws = np.zeros(p, dtype=np.int64)
     snapshots = np.empty((checkpoints.shape[0], p))
     selected = np.empty(n_iterations, dtype=np.int64)
     row_blocks = (n + ROW_BLOCK - 1) // ROW_BLOCK
@@ -264,17 +387,26 @@ def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam
         while c < checkpoints.shape[0] and checkpoints[c] == it:
             snapshots[c] = w
             c += 1
-        for j in range(p):
-            draws[j] = standard_laplace(rng)
-        release_draw = discrete_laplace(rng, release_units) if release_units > 0 else standard_laplace(rng)
+        if release_units > 0:
+            for j in range(p):
+                grid_draws[j] = discrete_laplace(rng, selection_units)
+            release_draw = float(discrete_laplace(rng, release_units))
+        else:
+            for j in range(p):
+                draws[j] = standard_laplace(rng)
+            release_draw = standard_laplace(rng)
         for b in prange(row_blocks):
             first, stop = b * ROW_BLOCK, min(n, (b + 1) * ROW_BLOCK)
             loss_derivatives_into(loss_code, z[first:stop], y[first:stop], derivatives[first:stop])
         for b in prange(column_blocks):
             clipped_gradient_columns(is_sparse, Xf, data, indices, indptr, derivatives, thresholds, gradient,
                                      b * COLUMN_BLOCK, min(p, (b + 1) * COLUMN_BLOCK))
-        selected[it] = greedy_move(is_sparse, Xf, data, indices, indptr, penalty_code, lam, M, step_sizes, sel_scale,
-                                   release_scale, rule, draws, release_draw, w, z, gradient, release_units > 0)
+        if release_units > 0:
+            j = select_on_grid(rule, penalty_code, lam, gradient, w, M, release_scale, grid_draws)
+        else:
+            j = select_coordinate(rule, penalty_code, lam, gradient, w, M, sel_scale, draws)
+        selected[it] = noisy_step(is_sparse, Xf, data, indices, indptr, penalty_code, lam, step_sizes, release_scale,
+                                  release_draw, w, z, gradient, j, release_units > 0)
     while c < checkpoints.shape[0]:
         snapshots[c] = w
         c += 1
@@ -290,18 +422,18 @@ def greedy_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code
     ``derivatives`` and ``gradient`` are scratch arrays of n and p entries."""
     loss_derivatives_into(loss_code, z, y, derivatives)
     clipped_gradient(is_sparse, Xf, data, indices, indptr, derivatives, thresholds, gradient)
-    return greedy_move(is_sparse, Xf, data, indices, indptr, penalty_code, lam, M, step_sizes, sel_scale, release_scale,
-                       rule, draws, release_draw, w, z, gradient)
+    j = select_coordinate(rule, penalty_code, lam, gradient, w, M, sel_scale, draws)
+    return noisy_step(is_sparse, Xf, data, indices, indptr, penalty_code, lam, step_sizes, release_scale, release_draw, w,
+                      z, gradient, j, False)
 
 
 @njit(inline="always")
-def greedy_move(is_sparse, Xf, data, indices, indptr, penalty_code, lam, M, step_sizes, sel_scale, release_scale, rule,
-                draws, release_draw, w, z, gradient, discrete=False):
-    """The rest of an iteration once ``gradient`` holds the clipped gradient: the report-noisy-max
-    selection and the noisy proximal step on ``w`` and ``z``, its gradient entry released by
-    :func:`~privcd.kernels.discrete_noise.noisy_value` (``discrete``: on a release's grid).
-    Returns the selected coordinate (-1 if X is zero)."""
-    j = select_coordinate(rule, penalty_code, lam, gradient, w, M, sel_scale, draws)
+def noisy_step(is_sparse, Xf, data, indices, indptr, penalty_code, lam, step_sizes, release_scale, release_draw, w, z,
+               gradient, j, discrete):
+    """The rest of an iteration once ``gradient`` holds the clipped gradient and ``j`` is the selected
+    coordinate: the noisy proximal step on ``w`` and ``z``, its gradient entry released by
+    :func:`~privcd.kernels.discrete_noise.noisy_value` (``discrete``: on a release's grid of
+    spacings ``release_scale``). Returns ``j`` (-1 if X is zero, and nothing moves)."""
     if j < 0:
         return j
     gamma = step_sizes[j]

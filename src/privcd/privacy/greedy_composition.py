@@ -32,6 +32,22 @@ Sundararajan 2012), its pair dominated by the discrete Laplace at shifts 0 and `
 family with monotone likelihood ratio, as for the discrete Gaussian). Its PLD
 (``from_discrete_laplace_mechanism``) replaces the continuous one in the composition, and ``t``
 starts at ``ceil(S / epsilon')`` and grows until the composition is within the calibrated epsilon.
+
+A release's selections are on the same grid (:func:`privcd.kernels.dp_gcd.select_on_grid`). Each
+coordinate's score is an integer computed from ``U_j = rint(fl(g_j / h_j))`` and public values, in
+units of ``h_j / sqrt(M_j)`` (``2 clip / (n K sqrt(tr M))`` for every j, as the continuous scores'
+sensitivity ``Delta_j / sqrt(M_j)`` is the same for every j), and moves by at most
+``S' = S + 1`` between neighbours (``S`` for ``U_j``, one more for the floor of the GS-r and GS-q
+scores under L2; :func:`privcd.kernels.dp_gcd.grid_score`). Adding independent discrete Laplace
+integers of scale ``t'`` and taking the first index of the largest sum (Algorithm 1: of the
+largest ``|U_j + R_j + Z_j|``), coordinate i wins, for fixed other draws, exactly when ``Z_i`` lies
+in a tail (two disjoint tails for Algorithm 1) whose end is the largest other score minus
+coordinate i's: it moves by at most ``2 S'`` between neighbours, and a discrete Laplace tail
+``P(Z >= a)`` changes by at most ``exp(2 S' / t')`` when ``a`` moves by ``2 S'``. Averaged over
+the other draws, each selection is ``2 S' / t'``-DP, the report-noisy-max argument of
+:mod:`privcd.algorithms.dp_gcd` in integers; ``t' = ceil(2 S' / epsilon')`` makes it
+``epsilon'``-DP, as the composition above assumes. Ties have positive probability here and are
+part of the argument: the first index wins them, so each winning set is still a tail.
 """
 import functools
 import math
@@ -51,12 +67,14 @@ RELATIVE_TOLERANCE = 1e-3  # on epsilon'
 
 @dataclass(frozen=True)
 class GridLaplaceNoise:
-    """A release's grid noise for DP-GCD's releases: grid ratio ``K``, sensitivity ``S`` and Laplace
-    scale ``t`` in grid units, and the epsilon of the composition with them (module docstring)."""
+    """A release's grid noise for DP-GCD: grid ratio ``K``, sensitivity ``S`` and Laplace scale ``t``
+    of the released entries in grid units, the selections' Laplace scale ``t'`` in score units, and
+    the epsilon of the composition with them (module docstring)."""
 
     grid_ratio: int
     sensitivity_units: int
     scale_units: int
+    selection_units: int
     epsilon: float
 
 
@@ -141,9 +159,18 @@ def grid_release_noise(epsilon_step, *, n_terms, iterations, epsilon, delta):
     continuous calibration is ``epsilon_step`` per mechanism and ``epsilon`` in all, each released
     entry a sum of ``n_terms`` clipped terms (module docstring)."""
     sensitivity = sensitivity_units(n_terms, FINEST_RATIO)
+    selection = grid_selection_units(epsilon_step, sensitivity)
     scale = math.ceil(sensitivity / epsilon_step)
     while True:
         achieved = greedy_epsilon(epsilon_step, delta, iterations, release_grid=(scale, sensitivity))
         if achieved <= epsilon:
-            return GridLaplaceNoise(FINEST_RATIO, sensitivity, scale, achieved)
+            return GridLaplaceNoise(FINEST_RATIO, sensitivity, scale, selection, achieved)
         scale = math.ceil(scale * GROWTH)
+
+
+def grid_selection_units(epsilon_step, sensitivity):
+    """``t' = ceil(2 (S + 1) / epsilon')``: the discrete Laplace scale of a release's selections,
+    each then ``epsilon'``-DP for integer scores that move by at most ``S + 1`` (module docstring)."""
+    epsilon_step = check_positive("epsilon_step", epsilon_step)
+    sensitivity = check_positive_int("sensitivity", sensitivity)
+    return math.ceil(2 * (sensitivity + 1) / epsilon_step)
