@@ -210,4 +210,4 @@ def test_a_release_with_floating_point_noise_says_so(problem, algorithm):
         privcd.fit(task, algorithm, seed=0, **ARGUMENTS)
         assert not [w for w in caught if issubclass(w.category, privcd.FloatingPointNoiseWarning)]
     assert ALGORITHMS["dp-cd"].FLOATING_POINT_RELEASE is None
-    assert ALGORITHMS["dp-sgd"].FLOATING_POINT_RELEASE
+    assert ALGORITHMS["dp-scd"].FLOATING_POINT_RELEASE

@@ -26,22 +26,32 @@ sampling : {"without-replacement", "poisson"}
 checkpoints : int or None
     Number of evenly spaced checkpoints in the history (default: one per pass).
 
+A private release (no seed) sums each batch on a grid and adds exact discrete Gaussian integers
+(:func:`release_noise`, :mod:`privcd.privacy.grid_sum`), accounted by the RDP of Wang, Balle and
+Kasiviswanathan within the calibrated epsilon: more noise than the PLD of an experiment, none of
+it floating point. Poisson sampling is refused there.
+
 Runs that differ only in ``step`` and ``clip`` (``SHARED_DRAWS``) draw the same batches and normals
 for the same seed; :func:`run_many` makes them in one call of
 :func:`~privcd.kernels.dp_sgd_many.dp_sgd_many` (:func:`privcd.fit_many`).
 """
+import dataclasses
 import math
 
 import numba
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import MAX_GROUP_BYTES, Plan, check_checkpoints, checkpoints_for, iterations_for, kernel_key
+from privcd.algorithms.base import (
+    MAX_GROUP_BYTES, Plan, check_checkpoints, checkpoints_for, iterations_for, kernel_key, kernel_rng,
+)
 from privcd.algorithms.kernel_clock import launch
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd
+from privcd.kernels.dp_sgd_grid import dp_sgd_on_grid
 from privcd.kernels.dp_sgd_many import dp_sgd_many
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.streams import check_span
+from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice, check_positive_int
 
 NAME = "dp-sgd"
@@ -53,7 +63,7 @@ TUNING_ACCOUNTANT = "rdp"  # sampled Gaussians (without replacement): Wang-Balle
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # beta: the step size step / beta (for a smooth loss)
-FLOATING_POINT_RELEASE = "its Gaussian noise"  # no grid sampler with subsampled accounting yet
+FLOATING_POINT_RELEASE = None  # a release is on a grid, or refused (release_noise)
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
 ACCOUNTANTS = ("pld", "rdp", "pld-two-orders")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
@@ -98,14 +108,41 @@ def plan(problem, settings, options):
 
 
 def run(problem, plan, seed):
-    """Run the :func:`privcd.kernels.dp_sgd.dp_sgd` kernel from w = 0 on the streams :func:`kernel_key` ``(seed, 0)`` (batches) and ``(seed, 1)`` (noise)."""
+    """Run the :func:`privcd.kernels.dp_sgd.dp_sgd` kernel from w = 0 on the streams :func:`kernel_key`
+    ``(seed, 0)`` (batches) and ``(seed, 1)`` (noise); a private release (``seed`` a
+    :class:`~privcd.randomness.ReleaseSeed`) runs :func:`privcd.kernels.dp_sgd_grid.dp_sgd_on_grid`
+    with :func:`release_noise` instead and returns its ``grid_noise`` and ``noise_std`` too."""
     k = plan.kernel
     check_span("n_samples", problem.n_samples)
+    if isinstance(seed, ReleaseSeed) and k["noise_std"] > 0:
+        noise = release_noise(problem, plan)
+        spacing = privacy.subsampled_gaussian_sensitivity(k["clip"], plan.info["sampling"]) / noise.grid_ratio
+        w, snapshots = launch(dp_sgd_on_grid, *row_arrays(problem), problem.y, problem.row_norms, problem.loss.code,
+                              problem.penalty.code, problem.lam, k["step"], k["clip"], spacing, noise.sigma_units,
+                              k["batch_size"], plan.n_iterations, plan.checkpoints, kernel_key(seed, 0),
+                              kernel_rng(seed), np.zeros(problem.n_features))
+        return w, snapshots, {"grid_noise": dataclasses.asdict(noise), "grid_spacing": spacing,
+                              "noise_std": spacing * noise.sigma_units}
     numba.get_num_threads()  # starts numba's threading layer, which the kernel's normal draws need
     return launch(dp_sgd, *row_arrays(problem), problem.y, problem.row_norms, problem.loss.code,
                   problem.penalty.code, problem.lam, k["step"], k["clip"], k["noise_std"],
                   k["batch_size"], k["sampling"], plan.n_iterations, plan.checkpoints, kernel_key(seed, 0),
                   kernel_key(seed, 1), np.zeros(problem.n_features))
+
+
+def release_noise(problem, plan):
+    """The :class:`~privcd.privacy.grid_sum.GridSumNoise` of a private release: the batch sums on a grid
+    with discrete Gaussian noise, accounted by RDP within the run's calibrated epsilon
+    (:mod:`privcd.privacy.grid_sum`). Refused, naming the alternatives, for Poisson sampling, which
+    that argument does not cover."""
+    if plan.info["sampling"] != "without-replacement":
+        raise ValueError(
+            f"a private release (no seed) of DP-SGD with sampling={plan.info['sampling']!r} would add floating-point "
+            "Gaussian noise, which is not private as IEEE floats (Mironov 2012), and privcd has no sound accounting of "
+            "its grid noise; use sampling='without-replacement' (the default), or give a seed to run an experiment")
+    return privacy.sampled_grid_noise(plan.n_iterations, batch_size=plan.kernel["batch_size"], n=problem.n_samples,
+                                      n_features=problem.n_features, epsilon=plan.calibration.epsilon,
+                                      delta=plan.calibration.delta)
 
 
 def batch_key(plan):
