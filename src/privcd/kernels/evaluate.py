@@ -33,11 +33,13 @@ def data_fit_value(loss_code, z, y):
 
 @njit(cache=True, error_model="numpy")
 def clipped_data_fit_value(loss_code, z, y, bound):
-    """``(1/n) sum_i min(l(z_i, y_i), bound)``: the data fit with every loss clipped to ``bound``,
-    whose replace-one sensitivity is ``bound / n`` (losses are >= 0)."""
+    """``(1/n) sum_i min(l(z_i, y_i), bound)``: the data fit with every loss clipped to ``bound`` (a NaN
+    loss, from margins that overflow, counts as ``bound``), whose replace-one sensitivity is
+    ``bound / n`` (losses are >= 0)."""
     total = 0.0
     for i in range(z.shape[0]):
-        total += min(loss_value(loss_code, z[i], y[i]), bound)
+        value = loss_value(loss_code, z[i], y[i])
+        total += value if value < bound else bound
     return total / z.shape[0]
 
 

@@ -10,7 +10,9 @@ score is returned. Everything that touched the data is in the total (epsilon, de
 
 * each candidate trains and is scored. The score is the regularised objective with every loss
   clipped to ``score_clip`` plus Gaussian noise of standard deviation ``score_clip / (n mu_s)``
-  (replace-one sensitivity ``score_clip / n``): mu_s-GDP. The training is accounted as its module's
+  (replace-one sensitivity ``score_clip / n``): mu_s-GDP. A release ranks exact integers with
+  discrete Gaussian noise instead, whose RDP is at most mu_s-GDP's
+  (:mod:`privcd.privacy.grid_score`). The training is accounted as its module's
   ``TUNING_ACCOUNTANT`` says:
 
   - ``"exact"`` (DP-CD, DP-SkGD): compositions of Gaussian releases, exactly a mu_t-GDP Gaussian
@@ -39,6 +41,7 @@ from dp_accounting.rdp import rdp_privacy_accountant
 from privcd.algorithms import ALGORITHMS
 from privcd.fit import prepare, run_planned
 from privcd.kernels.evaluate import clipped_data_fit_value, penalty_sum
+from privcd.privacy.grid_score import noisy_score_units, score_grid
 from privcd.privacy.selection import candidate_cap, sample_tnb, selection_rdp, tnb_gamma
 from privcd.randomness import RELEASE, child, resolve_seed
 from privcd.tuning.grid import expand
@@ -78,11 +81,19 @@ def candidate_mu(epsilon, *, delta, shape, gamma):
     return low
 
 
-def private_score(problem, w, *, bound, mu, rng):
-    """The objective with every loss clipped to ``bound``, plus N(0, (bound / (n mu))^2): mu-GDP."""
+def private_score(problem, w, *, bound, mu, rng, grid=None):
+    """The objective with every loss clipped to ``bound``, plus N(0, (bound / (n mu))^2): mu-GDP.
+
+    ``grid`` (a release's :class:`~privcd.privacy.grid_score.ScoreGrid` for ``bound``, n and mu): the
+    score as an exact integer with discrete Gaussian noise instead
+    (:func:`~privcd.privacy.grid_score.noisy_score_units`), at most mu-GDP's RDP.
+    """
     data_fit = clipped_data_fit_value(problem.loss.code, problem.linear_predictor(w), problem.y, bound)
+    penalty = penalty_sum(problem.penalty.code, w, problem.lam)
+    if grid is not None:
+        return noisy_score_units(data_fit, penalty, grid, rng)
     noise = rng.normal(0.0, bound / (problem.n_samples * mu))
-    return data_fit + penalty_sum(problem.penalty.code, w, problem.lam) + noise
+    return data_fit + penalty + noise
 
 
 def tunable_algorithms():
@@ -167,6 +178,7 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_ca
         extra = {"noise_knob": calibrated.knob}
         mu_train = None  # the training is not a Gaussian mechanism
     rng = np.random.default_rng(seed)
+    grid = score_grid(score_clip, problem.n_samples, mu_score) if mode == RELEASE else None
     count = min(sample_tnb(shape, gamma, rng), cap)
     candidates, best = [], None
     for index in range(count):
@@ -177,8 +189,9 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_ca
         run = run_planned(problem, *prepare(problem, algorithm, epsilon=planned_at[drawn], delta=TRAINING_DELTA,
                                             accountant=accountant, calibrations=store, **configuration, **options),
                           (mode, candidate_seed))
-        score = private_score(problem, run.w, bound=score_clip, mu=mu_score, rng=rng)
-        candidates.append({"configuration": configuration, "score": float(score)})
+        score = private_score(problem, run.w, bound=score_clip, mu=mu_score, rng=rng, grid=grid)
+        if mode != RELEASE:  # K and the others' scores: Theorem 2 covers the selected candidate only
+            candidates.append({"configuration": configuration, "score": float(score)})
         if best is None or score < best[0]:
             best = (score, run)
     tuning = {"cap": cap, "shape": shape, "gamma": gamma,
@@ -186,8 +199,10 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_ca
               "mu_score": mu_score, "train_epsilon": train_epsilon, "score_clip": score_clip,
               "delta_rdp": delta_rdp, "delta_tail": delta_tail, "selection_epsilon": achieved,
               "training_accountant": accountant, **extra}
-    if mode != RELEASE:  # K and the others' scores: Theorem 2 covers the selected candidate only
+    if mode != RELEASE:
         tuning.update(candidates=candidates, count=count)
+    else:
+        tuning.update(score_grid=dataclasses.asdict(grid))
     run = best[1]
     return dataclasses.replace(run, seed=None if mode == RELEASE else seed, epsilon=achieved, delta=delta,
                                accountant=("selection (Papernot-Steinke Thm 2) of exact Gaussians" if accountant == "exact"
