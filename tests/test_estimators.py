@@ -412,13 +412,14 @@ def test_tune_selects_privately_and_epsilon_counts_the_tuning(estimator, algorit
     assert model.score(X, y) > (0.8 if estimator is not DPLinearRegression else 0.3)
 
 
-def test_tune_splits_the_budget_over_one_vs_rest_and_refuses_what_it_cannot_account():
+def test_tune_splits_the_budget_over_one_vs_rest_for_every_algorithm_and_refuses_bad_grids():
     X, y = classification(n=1500, classes=3)
     model = DPLogisticRegression(epsilon=1.5, data_norm=1.0, classes=[0, 1, 2], tune={"step": [0.3, 1.0]},
                                  random_state=0).fit(X, y)
     assert 0.99 * 1.5 <= model.epsilon_ <= 1.5 and len(model.best_params_) == 3
-    with pytest.raises(ValueError, match="tune_private supports algorithm in"):
-        DPLogisticRegression(data_norm=1.0, classes=[0, 1, 2], algorithm="dp-gcd", tune={"step": [1.0]}).fit(X, y)
+    greedy = DPLogisticRegression(epsilon=1.5, data_norm=1.0, classes=[0, 1, 2], algorithm="dp-gcd",
+                                  tune={"step": [0.5, 1.0]}, random_state=0).fit(X, y)
+    assert 0.99 * 1.5 <= greedy.epsilon_ <= 1.5 and len(greedy.best_params_) == 3
     for bad in ({}, {"alpha": [1.0]}, [0.1, 1.0]):
         with pytest.raises(ValueError, match="tune=.*expected None or a dict"):
             DPLogisticRegression(data_norm=1.0, classes=[0, 1, 2], tune=bad).fit(X, y)

@@ -9,6 +9,8 @@ from dp_accounting.rdp import rdp_privacy_accountant
 from scipy import integrate, stats
 
 import privcd
+from privcd import privacy
+from privcd.privacy.replace_one_rdp import ReplaceOneRdpAccountant
 from privcd.privacy.selection import (
     candidate_cap, sample_tnb, selection_rdp, tnb_gamma, tnb_mean, tnb_tail,
 )
@@ -124,9 +126,9 @@ def test_same_seed_same_run_and_bad_inputs_are_clear_errors(problem):
     first = privcd.tune_private(problem, "dp-cd", GRID, epsilon=1.0, delta=1e-5, seed=9)
     second = privcd.tune_private(problem, "dp-cd", GRID, epsilon=1.0, delta=1e-5, seed=9)
     assert np.array_equal(first.w, second.w) and first.info["tuning"] == second.info["tuning"]
-    with pytest.raises(ValueError, match="supports algorithm in \\['dp-cd', 'dp-scd', 'dp-sgd', 'dp-skgd', "
-                                         "'seqdp-scd'\\].*'dp-gcd'"):
-        privcd.tune_private(problem, "dp-gcd", GRID, epsilon=1.0, delta=1e-5)
+    with pytest.raises(ValueError, match="supports algorithm in \\['dp-cd', 'dp-gcd', 'dp-scd', 'dp-sgd', 'dp-skgd', "
+                                         "'seqdp-scd'\\].*'dp-xyz'"):
+        privcd.tune_private(problem, "dp-xyz", GRID, epsilon=1.0, delta=1e-5)
     with pytest.raises(ValueError, match="accountant='rdp' does not support sampling='poisson'"):
         privcd.tune_private(problem, "dp-sgd", GRID, epsilon=1.0, delta=1e-5, sampling="poisson")
     with pytest.raises(ValueError, match="accountant="):
@@ -161,8 +163,8 @@ def test_the_end_to_end_config_is_checked_against_the_experiment():
     assert study.problems == ("dp-cd/a", "dp-gcd/b") and study.epsilons == (0.5, 1.0, 2.0, 5.0, 10.0)
     with pytest.raises(ValueError, match=r"\['dp-gcd/c'\] are not problems of the experiment"):
         EndToEndStudy.from_config({**section, "problems": {"dp-gcd": ["c"]}}, experiment)
-    with pytest.raises(ValueError, match="algorithm='dp-gcd'"):
-        EndToEndStudy.from_config({**section, "algorithm": "dp-gcd"}, experiment)
+    with pytest.raises(ValueError, match="algorithm='dp-xyz'"):
+        EndToEndStudy.from_config({**section, "algorithm": "dp-xyz"}, experiment)
     assert EndToEndStudy.from_config({**section, "algorithm": "dp-sgd"}, experiment).algorithm == "dp-sgd"
     with pytest.raises(ValueError, match="missing 'clip'"):
         EndToEndStudy.from_config({**section, "defaults": {"passes": 1, "step": 1.0}}, experiment)
@@ -187,8 +189,9 @@ SGD_GRID = {"passes": [1, 3], "step": [0.1, 0.5], "clip": [0.1, 1.0]}
 
 
 @pytest.mark.filterwarnings("ignore::privcd.FloatingPointNoiseWarning")
-@pytest.mark.parametrize("algorithm, options", [("dp-sgd", {"batch_size": 16}), ("dp-scd", {"batch_size": 20})])
-def test_sampled_training_is_tuned_within_its_total_and_spends_it(problem, algorithm, options):
+@pytest.mark.parametrize("algorithm, options", [("dp-sgd", {"batch_size": 16}), ("dp-scd", {"batch_size": 20}),
+                                                ("dp-gcd", {})])
+def test_rdp_accounted_training_is_tuned_within_its_total_and_spends_it(problem, algorithm, options):
     """The floor of issue 38: at most the target and at least 0.99 of it; each candidate ran at its
     family's calibrated noise, read from the store the selection was computed with."""
     run = privcd.tune_private(problem, algorithm, SGD_GRID, epsilon=1.0, delta=1e-5, seed=2, **options)
@@ -215,3 +218,26 @@ def test_the_selection_of_sampled_candidates_is_dp_accountings_repeat_and_select
                                                       neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
     accountant.compose(dp_event.RepeatAndSelectDpEvent(candidate, tuning["mean_candidates"], tuning["shape"]))
     assert tuning["selection_epsilon"] == pytest.approx(accountant.get_epsilon(tuning["delta_rdp"]), rel=1e-6)
+
+
+def test_the_selection_of_greedy_candidates_is_dp_accountings_repeat_and_select(problem):
+    """DP-GCD: its 2T mechanisms as epsilon'-DP randomized responses (epsilon' the run's), then the
+    score's Gaussian, through dp-accounting's RepeatAndSelectDpEvent; and each pure-DP mechanism's
+    Renyi divergence as randomized response's, summed from the pair itself."""
+    grid = {"passes": [5], "step": [0.5], "clip": [1.0]}
+    run = privcd.tune_private(problem, "dp-gcd", grid, epsilon=2.0, delta=1e-5, seed=0)
+    tuning = run.info["tuning"]
+    epsilon_step = run.info["epsilon_per_mechanism"]
+    p = 2.0 / (1.0 + math.exp(epsilon_step))
+    training = dp_event.SelfComposedDpEvent(dp_event.RandomizedResponseDpEvent(p, 2), 2 * 5)
+    candidate = dp_event.ComposedDpEvent([training, dp_event.GaussianDpEvent(1.0 / tuning["mu_score"])])
+    accountant = rdp_privacy_accountant.RdpAccountant(orders=list(ORDERS),
+                                                      neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+    accountant.compose(dp_event.RepeatAndSelectDpEvent(candidate, tuning["mean_candidates"], tuning["shape"]))
+    assert tuning["selection_epsilon"] == pytest.approx(accountant.get_epsilon(tuning["delta_rdp"]), rel=1e-6)
+    one = ReplaceOneRdpAccountant(orders=[2.0, 8.0, 64.0]).compose(privacy.pure_dp_composition_event(
+        math.sqrt(2.0) / epsilon_step, 1))
+    high, low = math.exp(epsilon_step) / (1 + math.exp(epsilon_step)), 1 / (1 + math.exp(epsilon_step))
+    for order, value in zip((2.0, 8.0, 64.0), one.rdp):
+        exact = math.log(high**order * low ** (1 - order) + low**order * high ** (1 - order)) / (order - 1)
+        assert value == pytest.approx(exact, rel=1e-9)

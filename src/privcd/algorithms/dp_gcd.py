@@ -63,8 +63,10 @@ Options
 -------
 rule : {None, "gs-s", "gs-r", "gs-q"}
     The selection rule (see above).
-accountant : {"pld", "advanced-composition"}
-    How the 2T mechanisms compose (see above); default ``"pld"``.
+accountant : {"pld", "rdp", "advanced-composition"}
+    How the 2T mechanisms compose (see above); default ``"pld"``. ``"rdp"`` reads each as
+    randomized response's Rényi divergences (:class:`~privcd.privacy.mechanisms.PureDpComposition`):
+    looser than the PLD, and what :func:`privcd.tune_private` composes with its selection.
 checkpoints : int or None
     Number of evenly spaced checkpoints in the history (default: one per pass).
 
@@ -92,13 +94,13 @@ DISPLAY = "DP-GCD"  # its name in figures and tables
 OPTIONS = {"rule": None, "accountant": "pld", "checkpoints": None}
 JOINT_RELEASE = False  # its per-step budget comes from a composition theorem, not a store
 NOISE_KEY = ("epsilon_per_mechanism", -1)  # the Laplace scales are inversely proportional to it
-TUNING_ACCOUNTANT = None  # Laplace and noisy-max releases: no RDP reading in privcd yet
+TUNING_ACCOUNTANT = "rdp"  # 2T pure-DP mechanisms: randomized response's RDP (PureDpComposition)
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, greedy selection
 FLOATING_POINT_RELEASE = None  # its selections and released entries are on a grid (release_noise)
 RULES = {"algorithm-1": RULE_ALGORITHM_1, "gs-s": RULE_GS_S, "gs-r": RULE_GS_R, "gs-q": RULE_GS_Q}
-ACCOUNTANTS = ("pld", "advanced-composition")
+ACCOUNTANTS = ("pld", "rdp", "advanced-composition")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
 SCALES = ("step_sizes", "thresholds", "selection_scale", "release_scale")  # a run's arrays of the kernel
 
@@ -141,14 +143,19 @@ def plan(problem, settings, options):
     accountant = check_choice("accountant", options["accountant"], ACCOUNTANTS)
     n_iterations = iterations_for(settings.passes, 1.0)
     mechanisms = 2 * n_iterations
-    if settings.private:
+    family = privacy.PureDpComposition(mechanisms)
+    if accountant == "rdp":
+        calibration = privacy.calibrate(family, epsilon=settings.epsilon, delta=settings.delta, accountant="rdp",
+                                        store=settings.calibrations)
+        epsilon_step = math.sqrt(2.0) / calibration.noise_multiplier if settings.private else math.inf
+    elif settings.private:
         epsilon_step, epsilon = _compose(accountant, settings.epsilon, settings.delta, n_iterations)
         calibration = privacy.Calibration(noise_multiplier=math.sqrt(2.0) / epsilon_step, epsilon=epsilon,
-                                          delta=settings.delta, accountant=accountant)
+                                          delta=settings.delta, accountant=accountant, mechanism=family)
     else:
         epsilon_step = math.inf
         calibration = privacy.Calibration(noise_multiplier=0.0, epsilon=math.inf, delta=settings.delta,
-                                          accountant=None)
+                                          accountant=None, mechanism=family)
     return Plan(
         n_iterations=n_iterations,
         iterations_per_pass=1.0,

@@ -19,8 +19,8 @@ needs it: a run without noise or with stored calibrations never imports it.
 import importlib
 
 _MODULES = {
-    "mechanisms": ("ACCOUNTANTS", "SAMPLINGS", "GaussianComposition", "RevealedBatchGaussian", "SubsampledGaussian",
-                   "gaussian_sensitivity", "subsampled_gaussian_sensitivity"),
+    "mechanisms": ("ACCOUNTANTS", "SAMPLINGS", "GaussianComposition", "PureDpComposition", "RevealedBatchGaussian",
+                   "SubsampledGaussian", "gaussian_sensitivity", "subsampled_gaussian_sensitivity"),
     "calibration": ("Calibration", "calibrate", "calibrate_subsampled"),
     "reuse": ("CalibrationStore",),
     "joint": ("JointRelease",),
@@ -29,7 +29,8 @@ _MODULES = {
     "composition": ("advanced_composition_epsilon", "advanced_composition_epsilon_per_step"),
     "greedy_composition": ("greedy_epsilon", "greedy_epsilon_per_step", "grid_release_noise"),  # imports dp-accounting
     # These import dp-accounting.
-    "events": ("gaussian_composition_event", "revealed_batch_gaussian_event", "subsampled_gaussian_event"),
+    "events": ("gaussian_composition_event", "pure_dp_composition_event", "revealed_batch_gaussian_event",
+               "subsampled_gaussian_event"),
     "accountants": ("make_accountant",),
     "search": ("epsilon_of", "find_noise_multiplier"),
 }

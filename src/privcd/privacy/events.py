@@ -32,6 +32,8 @@ So for every accountant and both samplings, the kernel's noise standard deviatio
 :func:`~privcd.privacy.mechanisms.subsampled_gaussian_sensitivity`. The mechanism families that map
 ``z`` to these events, without importing dp-accounting, are in :mod:`privcd.privacy.mechanisms`.
 """
+import math
+
 import attr
 import dp_accounting
 from dp_accounting import dp_event
@@ -111,6 +113,28 @@ def subsampled_gaussian_event(noise_multiplier, steps, *, batch_size, n, samplin
         sampled = dp_event.SampledWithoutReplacementDpEvent(source_dataset_size=n, sample_size=batch_size,
                                                             event=gaussian)
     return dp_event.SelfComposedDpEvent(sampled, steps)
+
+
+def pure_dp_composition_event(noise_multiplier, steps):
+    """``steps`` adaptively composed ``epsilon'``-DP mechanisms, ``epsilon' = sqrt(2) / z``: DP-GCD's
+    selections and releases (:class:`~privcd.privacy.mechanisms.PureDpComposition`).
+
+    The pair of any ``epsilon'``-DP mechanism on neighbouring datasets is a post-processing of binary
+    randomized response's, ``(e^eps' / (1 + e^eps'), 1 / (1 + e^eps'))`` against its mirror image
+    (Kairouz, Oh and Viswanath 2015, Theorem 2.4: its trade-off curve is the lowest an
+    ``epsilon'``-DP pair can have), so its Rényi divergences are at most randomized response's (data
+    processing). dp-accounting's RDP accountant gives those for ``RandomizedResponseDpEvent(p, 2)``
+    under REPLACE_ONE: outputs ``[1 - p / 2, p / 2]`` against ``[p / 2, 1 - p / 2]``, which is that pair
+    for ``p = 2 / (1 + e^eps')``. A Laplace release is tighter alone (Mironov 2017, Proposition 6),
+    but this bound holds for the exact discrete Laplace of a release as well.
+    """
+    z = check_number("noise_multiplier", noise_multiplier, low=0.0, low_open=False)
+    steps = check_positive_int("steps", steps)
+    if z == 0:
+        return dp_event.SelfComposedDpEvent(dp_event.NonPrivateDpEvent(), steps)
+    epsilon_step = math.sqrt(2.0) / z  # a Laplace variable of scale b has standard deviation sqrt(2) b
+    response = dp_event.RandomizedResponseDpEvent(noise_parameter=2.0 / (1.0 + math.exp(epsilon_step)), num_buckets=2)
+    return dp_event.SelfComposedDpEvent(response, steps)
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)

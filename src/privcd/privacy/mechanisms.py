@@ -2,14 +2,17 @@
 
 A mechanism family maps a noise multiplier ``z`` (noise standard deviation over the replace-one
 L2 sensitivity of each release, :mod:`privcd.privacy.events`) to the dp-accounting event of a
-whole run. privcd has three:
+whole run. privcd has four:
 
 - :class:`GaussianComposition`: ``steps`` adaptively composed Gaussian releases (DP-CD, dp-cd
   Algorithm 1 and Appendix B; DP-SkGD);
 - :class:`SubsampledGaussian`: ``steps`` releases of a Gaussian sum over a sampled batch (DP-SGD,
   dp-gcd Section 5; DP-SCD, dp-scd Algorithm 1, with noise on every dual coordinate);
 - :class:`RevealedBatchGaussian`: ``steps`` Gaussian releases over sampled batches that the output
-  reveals (DP-SCD with noise on the batch's dual coordinates only, dp-scd Algorithm 1 line 13).
+  reveals (DP-SCD with noise on the batch's dual coordinates only, dp-scd Algorithm 1 line 13);
+- :class:`PureDpComposition`: ``steps`` adaptively composed pure-DP mechanisms (DP-GCD's
+  selections and Laplace releases, dp-gcd Algorithm 1), whose ``z`` is a Laplace release's
+  standard deviation over its sensitivity.
 
 They are frozen dataclasses, so they are hashable, compare by value and serialise to a JSON key
 (:attr:`key`): the identity under which a calibration is cached and stored
@@ -181,3 +184,22 @@ class RevealedBatchGaussian(Mechanism):
     def __call__(self, noise_multiplier):
         return privacy.revealed_batch_gaussian_event(noise_multiplier, self.steps, batch_size=self.batch_size,
                                                      n=self.n)
+
+
+@dataclasses.dataclass(frozen=True)
+class PureDpComposition(Mechanism):
+    """``steps`` adaptively composed ``epsilon'``-DP mechanisms with ``epsilon' = sqrt(2) / z`` (z: the
+    standard deviation over the sensitivity of a Laplace release of scale ``Delta / epsilon'``,
+    DP-GCD's ``Run.noise_multiplier``): ``z -> privacy.pure_dp_composition_event(z, steps)``, read
+    by RDP only (:func:`privcd.privacy.events.pure_dp_composition_event`)."""
+
+    steps: int
+    KIND: ClassVar[str] = "pure-dp-composition"
+    accountants: ClassVar[tuple] = ("rdp",)
+    description: ClassVar[str] = "a composition of pure-DP mechanisms"
+
+    def __post_init__(self):
+        object.__setattr__(self, "steps", int(check_positive_int("steps", self.steps)))
+
+    def __call__(self, noise_multiplier):
+        return privacy.pure_dp_composition_event(noise_multiplier, self.steps)

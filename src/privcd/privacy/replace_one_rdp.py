@@ -20,7 +20,9 @@ of four (google/differential-privacy issue #378, unreleased fix in pull request 
 :class:`ReplaceOneRdpAccountant` halves every Gaussian noise multiplier before the base class
 reads it, so that one event means the same mechanism for every accountant of privcd. It accepts
 only the events whose reading it has checked (Gaussian, sampled-without-replacement Gaussian,
-their compositions, no-op and non-private events); :func:`check_base_reads_distance` verifies at
+randomized response, which dp-accounting reads under REPLACE_ONE as the pair its docstring writes
+(:func:`privcd.privacy.events.pure_dp_composition_event`), their compositions, no-op and
+non-private events); :func:`check_base_reads_distance` verifies at
 first use that the installed dp-accounting still reads Gaussians as distance-multipliers, so an
 upstream fix cannot silently make privcd halve twice.
 """
@@ -33,7 +35,7 @@ from dp_accounting import dp_event, rdp
 from privcd.privacy.events import DISTANCE_PER_NORM_BOUND, REPLACE_ONE
 
 _PASSED_THROUGH = (dp_event.NoOpDpEvent, dp_event.NonPrivateDpEvent, dp_event.SelfComposedDpEvent,
-                   dp_event.ComposedDpEvent, dp_event.PoissonSampledDpEvent)
+                   dp_event.ComposedDpEvent, dp_event.PoissonSampledDpEvent, dp_event.RandomizedResponseDpEvent)
 
 
 @functools.lru_cache(maxsize=None)
@@ -98,7 +100,7 @@ class ReplaceOneRdpAccountant(rdp.RdpAccountant):
         elif not isinstance(event, _PASSED_THROUGH):
             return self.CompositionErrorDetails(
                 invalid_event=event,
-                error_message="privcd's replace-one RDP accountant accepts Gaussian and "
-                              "sampled-without-replacement Gaussian events only; other events are "
-                              "not verified under replace-one neighbours")
+                error_message="privcd's replace-one RDP accountant accepts Gaussian, "
+                              "sampled-without-replacement Gaussian and randomized-response events only; other "
+                              "events are not verified under replace-one neighbours")
         return super()._maybe_compose(event, count, do_compose)
