@@ -96,13 +96,27 @@ def test_the_audit_figures_claim_line_shows_with_any_number_of_claims(epsilons):
         assert axis.get_xlim() == pytest.approx((xs[0], xs[-1]))
 
 
-def test_the_end_to_end_protocols_use_no_algorithms_colour():
-    from privcd.plotting.end_to_end import PROTOCOL_STYLES
-    from privcd.plotting.styles import FAMILY_COLORS, STYLES
+def test_the_end_to_end_figure_colours_algorithms_as_every_figure_and_styles_protocols_by_line():
+    import pandas as pd
 
-    taken = set(FAMILY_COLORS.values()) | {style.color for style in STYLES.values()}
-    colours = [color for color, *_ in PROTOCOL_STYLES.values()]
-    assert len(set(colours)) == len(colours) and not taken & set(colours)
+    from privcd.plotting.end_to_end import PROTOCOL_LINES, end_to_end_figure, end_to_end_table
+    from privcd.plotting.styles import STYLES
+
+    rows = [{"problem": "p", "algorithm": algorithm, "protocol": protocol, "epsilon": epsilon, "error_mean": 0.1,
+             "error_min": 0.05, "error_max": 0.2} for algorithm in ("dp-cd", "dp-sgd") for protocol in PROTOCOL_LINES
+            for epsilon in (1.0, 2.0)]
+    figure = end_to_end_figure(pd.DataFrame(rows), titles={}, title="t")
+    lines = {line.get_label(): line for line in figure.axes[0].get_lines()}
+    assert len(lines) == 6
+    for label, line in lines.items():
+        display, protocol_label = label.split(", ", 1)
+        algorithm = {"DP-CD": "dp-cd", "DP-SGD": "dp-sgd"}[display]
+        protocol = next(name for name, (_, _, text) in PROTOCOL_LINES.items() if text == protocol_label)
+        assert line.get_color() == STYLES[algorithm].color
+        assert (line.get_marker(), line.get_linestyle()) == PROTOCOL_LINES[protocol][:2]
+    assert len({linestyle for _, linestyle, _ in PROTOCOL_LINES.values()}) == len(PROTOCOL_LINES)
+    table = end_to_end_table(pd.DataFrame(rows), titles={})
+    assert list(table.columns[:3]) == ["problem", "algorithm", "protocol"] and set(table["algorithm"]) == {"DP-CD", "DP-SGD"}
 
 
 def test_a_time_axis_is_logarithmic_and_a_passes_axis_linear():

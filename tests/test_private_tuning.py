@@ -147,6 +147,7 @@ def test_the_end_to_end_rows_of_a_problem(problem):
                      epsilons=(1.0, 4.0), delta=1e-5, runs=3, mean_candidates=4.0, base_seed=0)
     rows = end_to_end_rows(problem, f_star, **arguments)
     assert [(row["protocol"], row["epsilon"]) for row in rows] == [(p, e) for e in (1.0, 4.0) for p in PROTOCOLS]
+    assert {row["algorithm"] for row in rows} == {"dp-cd"}
     for row in rows:
         assert set(row) == set(COLUMNS) and 0 <= row["error_min"] <= row["error_mean"] <= row["error_max"]
         assert row["runs"] == 3
@@ -157,30 +158,45 @@ def test_the_end_to_end_config_is_checked_against_the_experiment():
     from types import SimpleNamespace
     from privcd.tuning.end_to_end import EndToEndStudy
     experiment = SimpleNamespace(problems={"dp-cd/a": None, "dp-gcd/b": None})
-    section = {"problems": {"dp-cd": ["a"], "dp-gcd": ["b"]}, "grid": GRID,
-               "defaults": {"passes": 1, "step": 1.0, "clip": 1.0}}
+    defaults = {"passes": 1, "step": 1.0, "clip": 1.0}
+    section = {"problems": {"dp-cd": ["a"], "dp-gcd": ["b"]},
+               "algorithms": {"dp-cd": {"grid": GRID, "defaults": defaults}, "dp-sgd": {"grid": GRID, "defaults": defaults}}}
     study = EndToEndStudy.from_config(section, experiment)
     assert study.problems == ("dp-cd/a", "dp-gcd/b") and study.epsilons == (0.5, 1.0, 2.0, 5.0, 10.0)
+    assert [(name, problems) for name, _, _, problems in study.algorithms] == [("dp-cd", study.problems),
+                                                                               ("dp-sgd", study.problems)]
+    narrowed = {**section["algorithms"]["dp-sgd"], "problems": {"dp-cd": ["a"]}}
+    study = EndToEndStudy.from_config({**section, "algorithms": {"dp-sgd": narrowed}}, experiment)
+    assert study.algorithms[0][3] == ("dp-cd/a",)
+    with pytest.raises(ValueError, match=r"end_to_end.algorithms.dp-sgd.problems: \['dp-gcd/c'\] are not problems"):
+        EndToEndStudy.from_config({**section, "algorithms": {"dp-sgd": {**narrowed, "problems": {"dp-gcd": ["c"]}}}},
+                                  experiment)
+
+    def with_cd(**entry):
+        return {**section, "algorithms": {"dp-cd": {"grid": GRID, "defaults": defaults, **entry}}}
+
     with pytest.raises(ValueError, match=r"\['dp-gcd/c'\] are not problems of the experiment"):
         EndToEndStudy.from_config({**section, "problems": {"dp-gcd": ["c"]}}, experiment)
-    with pytest.raises(ValueError, match="algorithm='dp-xyz'"):
-        EndToEndStudy.from_config({**section, "algorithm": "dp-xyz"}, experiment)
-    assert EndToEndStudy.from_config({**section, "algorithm": "dp-sgd"}, experiment).algorithm == "dp-sgd"
+    with pytest.raises(ValueError, match=r"end_to_end.algorithms.dp-xyz: private tuning supports"):
+        EndToEndStudy.from_config({**section, "algorithms": {"dp-xyz": {"grid": GRID, "defaults": defaults}}},
+                                  experiment)
     with pytest.raises(ValueError, match="missing 'clip'"):
-        EndToEndStudy.from_config({**section, "defaults": {"passes": 1, "step": 1.0}}, experiment)
+        EndToEndStudy.from_config(with_cd(defaults={"passes": 1, "step": 1.0}), experiment)
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['run'\]"):
         EndToEndStudy.from_config({**section, "run": 3}, experiment)
+    with pytest.raises(ValueError, match=r"end_to_end.algorithms.dp-cd: unknown key\(s\) \['gird'\], missing key\(s\) \['grid'\]"):
+        EndToEndStudy.from_config({**section, "algorithms": {"dp-cd": {"gird": GRID, "defaults": defaults}}}, experiment)
     # every grid value is checked when the config is read, not in the job
-    with pytest.raises(ValueError, match=r"end_to_end.grid.passes=-1"):
-        EndToEndStudy.from_config({**section, "grid": {**GRID, "passes": [-1, 2]}}, experiment)
-    with pytest.raises(ValueError, match=r"end_to_end.grid.clip=inf"):
-        EndToEndStudy.from_config({**section, "grid": {**GRID, "clip": [1.0, float("inf")]}}, experiment)
-    with pytest.raises(ValueError, match=r"end_to_end.grid: \['accountant'\] are not options private tuning"):
-        EndToEndStudy.from_config({**section, "grid": {**GRID, "accountant": "rdp"}}, experiment)
-    with pytest.raises(ValueError, match=r"end_to_end.defaults: \['batch_size'\] are not options"):
-        EndToEndStudy.from_config({**section, "defaults": {**section["defaults"], "batch_size": 4}}, experiment)
-    with pytest.raises(ValueError, match=r"end_to_end.grid: .*coordinate_order"):
-        EndToEndStudy.from_config({**section, "grid": {**GRID, "coordinate_order": "sideways"}}, experiment)
+    with pytest.raises(ValueError, match=r"end_to_end.algorithms.dp-cd.grid.passes=-1"):
+        EndToEndStudy.from_config(with_cd(grid={**GRID, "passes": [-1, 2]}), experiment)
+    with pytest.raises(ValueError, match=r"end_to_end.algorithms.dp-cd.grid.clip=inf"):
+        EndToEndStudy.from_config(with_cd(grid={**GRID, "clip": [1.0, float("inf")]}), experiment)
+    with pytest.raises(ValueError, match=r"end_to_end.algorithms.dp-cd.grid: \['accountant'\] are not options private"):
+        EndToEndStudy.from_config(with_cd(grid={**GRID, "accountant": "rdp"}), experiment)
+    with pytest.raises(ValueError, match=r"end_to_end.algorithms.dp-cd.defaults: \['batch_size'\] are not options"):
+        EndToEndStudy.from_config(with_cd(defaults={**defaults, "batch_size": 4}), experiment)
+    with pytest.raises(ValueError, match=r"end_to_end.algorithms.dp-cd.grid: .*coordinate_order"):
+        EndToEndStudy.from_config(with_cd(grid={**GRID, "coordinate_order": "sideways"}), experiment)
 
 
 # -- candidates whose training composes sampled Gaussians (RDP) ------------------------------------

@@ -1,6 +1,6 @@
 # Target "end_to_end": what the papers' errors become when tuning is counted (config section
-# `end_to_end`, privcd.tuning.end_to_end): per problem, the papers' protocol, private tuning and
-# data-independent defaults at each total epsilon; one table, one figure.
+# `end_to_end`, privcd.tuning.end_to_end): per problem and algorithm, the papers' protocol, private
+# tuning and data-independent defaults at each total epsilon; one table, one figure.
 
 
 rule end_to_end_problem:
@@ -46,7 +46,7 @@ rule end_to_end_summary:
         ),
     params:
         titles=lambda wildcards: {key: EXPERIMENT.problems[key].title for key in END_TO_END.problems},
-        title=lambda wildcards: f"End-to-end privacy ({END_TO_END.algorithm}): relative error against the total epsilon, mean [min, max] of {END_TO_END.runs} runs",
+        title=lambda wildcards: f"End-to-end privacy: relative error against the total epsilon, mean [min, max] of {END_TO_END.runs} runs",
     conda:
         "../envs/privcd.yaml"
     log:

@@ -1,4 +1,4 @@
-"""The end-to-end figure and table: relative error against the total epsilon, per problem and protocol."""
+"""The end-to-end figure and table: relative error against the total epsilon, per problem, algorithm and protocol."""
 import math
 
 import matplotlib
@@ -7,29 +7,36 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from privcd.plotting.styles import FALLBACK_COLORS  # noqa: E402
+from privcd.algorithms import get_algorithm  # noqa: E402
+from privcd.plotting.styles import figure_styles  # noqa: E402
 
-# One style per protocol (privcd.tuning.end_to_end.PROTOCOLS), in colours no algorithm family uses
-# (privcd.plotting.styles.FALLBACK_COLORS): the figure shows one algorithm under three protocols.
-PROTOCOL_STYLES = {"papers": (FALLBACK_COLORS[0], "o", "--", "papers' protocol (tuning not counted)"),
-                   "private": (FALLBACK_COLORS[4], "s", "-", "private tuning (counted)"),
-                   "defaults": (FALLBACK_COLORS[3], "^", "-.", "data-independent defaults")}
+# Each algorithm keeps its colour of every other figure (privcd.plotting.styles); the protocol
+# (privcd.tuning.end_to_end.PROTOCOLS) sets the line style and the marker.
+PROTOCOL_LINES = {"papers": ("o", "--", "papers' protocol (tuning not counted)"),
+                  "private": ("s", "-", "private tuning (counted)"),
+                  "defaults": ("^", ":", "data-independent defaults")}
 
 
 def end_to_end_figure(table, *, titles, title):
-    """One panel per problem: mean relative error (log) against epsilon (log), min-max band."""
+    """One panel per problem: mean relative error (log) against epsilon (log), min-max band, one
+    colour per algorithm and one line style per protocol."""
     problems = list(dict.fromkeys(table["problem"]))
+    algorithms = list(dict.fromkeys(table["algorithm"]))
+    colours = {algorithm: style.color for algorithm, style in figure_styles(algorithms).items()}
     columns = min(3, len(problems))
     rows = math.ceil(len(problems) / columns)
     figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.3 * rows), squeeze=False)
     for axis, problem in zip(axes.flat, problems):
-        for protocol, (color, marker, linestyle, label) in PROTOCOL_STYLES.items():
-            rows_ = table[(table["problem"] == problem) & (table["protocol"] == protocol)].sort_values("epsilon")
-            if rows_.empty:
-                continue
-            axis.plot(rows_["epsilon"], rows_["error_mean"], color=color, marker=marker, linestyle=linestyle,
-                      label=label)
-            axis.fill_between(rows_["epsilon"], rows_["error_min"], rows_["error_max"], color=color, alpha=0.15)
+        for algorithm in algorithms:
+            for protocol, (marker, linestyle, label) in PROTOCOL_LINES.items():
+                rows_ = table[(table["problem"] == problem) & (table["algorithm"] == algorithm)
+                              & (table["protocol"] == protocol)].sort_values("epsilon")
+                if rows_.empty:
+                    continue
+                axis.plot(rows_["epsilon"], rows_["error_mean"], color=colours[algorithm], marker=marker,
+                          linestyle=linestyle, markersize=4, label=f"{get_algorithm(algorithm).DISPLAY}, {label}")
+                axis.fill_between(rows_["epsilon"], rows_["error_min"], rows_["error_max"], color=colours[algorithm],
+                                  alpha=0.08)
         axis.set_xscale("log")
         axis.set_yscale("log")
         axis.set_title(titles.get(problem, problem), fontsize=9)
@@ -41,16 +48,17 @@ def end_to_end_figure(table, *, titles, title):
     handles, labels = axes.flat[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="lower center", ncol=3, fontsize=8)
     figure.suptitle(title, fontsize=10)
-    figure.tight_layout(rect=(0, 0.05, 1, 0.97))
+    figure.tight_layout(rect=(0, 0.04 + 0.025 * math.ceil(len(labels) / 3), 1, 0.97))
     return figure
 
 
 def end_to_end_table(table, *, titles):
-    """Rows (problem, protocol), one column per epsilon: mean relative error [min, max]."""
+    """Rows (problem, algorithm, protocol), one column per epsilon: mean relative error [min, max]."""
     cells = table.assign(problem=table["problem"].map(lambda key: titles.get(key, key)),
+                         algorithm=table["algorithm"].map(lambda name: get_algorithm(name).DISPLAY),
                          cell=[f"{m:.3g} [{lo:.3g}, {hi:.3g}]" for m, lo, hi in
                                zip(table["error_mean"], table["error_min"], table["error_max"])])
-    pivot = cells.pivot_table(index=["problem", "protocol"], columns="epsilon", values="cell", aggfunc="first",
+    pivot = cells.pivot_table(index=["problem", "algorithm", "protocol"], columns="epsilon", values="cell", aggfunc="first",
                               sort=False)
     pivot.columns = [f"eps {epsilon:g}" for epsilon in pivot.columns]
     return pd.DataFrame(pivot).reset_index()

@@ -1,6 +1,6 @@
 """The end-to-end study (workflow target ``end_to_end``): what an error costs when tuning is counted.
 
-For one problem and each total epsilon, three protocols of one algorithm (DP-CD by default):
+For one problem, each algorithm of the study and each total epsilon, three protocols:
 
 * ``"papers"``: the papers' protocol. Every configuration of the grid runs at epsilon on ``runs``
   seeds (:func:`privcd.fit_many`); the configuration of lowest mean final objective, computed on
@@ -12,8 +12,9 @@ For one problem and each total epsilon, three protocols of one algorithm (DP-CD 
 * ``"defaults"``: data-independent hyperparameters (config ``defaults``, e.g. DP-CD's step 1, that is
   ``gamma_j = 1 / M_j``, dp-cd Section 4), ``runs`` runs at epsilon: no budget spent on tuning.
 
-Rows: problem, protocol, epsilon, the mean, min and max relative error ``(F - F*) / F*`` over the
-runs, and the configuration(s) used.
+Rows: problem, algorithm, protocol, epsilon, the mean, min and max relative error ``(F - F*) / F*``
+over the runs, and the configuration(s) used. Each algorithm has its own grid and defaults (config
+``end_to_end.algorithms``): DP-SGD's step is a multiple of ``1 / beta``, DP-CD's of ``1 / M_j``.
 """
 from dataclasses import dataclass
 
@@ -29,18 +30,20 @@ from privcd.validation import check_number, check_positive, check_positive_int
 
 PROTOCOLS = ("papers", "private", "defaults")
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
-COLUMNS = ["problem", "protocol", "epsilon", "delta", "error_mean", "error_min", "error_max", "runs", "configuration"]
+COLUMNS = ["problem", "algorithm", "protocol", "epsilon", "delta", "error_mean", "error_min", "error_max", "runs",
+           "configuration"]
 
 
-def _row(problem_name, protocol, epsilon, delta, errors, configuration):
+def _row(problem_name, algorithm, protocol, epsilon, delta, errors, configuration):
     errors = np.asarray(errors, dtype=float)
-    return {"problem": problem_name, "protocol": protocol, "epsilon": float(epsilon), "delta": float(delta),
+    return {"problem": problem_name, "algorithm": algorithm, "protocol": protocol, "epsilon": float(epsilon),
+            "delta": float(delta),
             "error_mean": float(errors.mean()), "error_min": float(errors.min()), "error_max": float(errors.max()),
             "runs": int(errors.size), "configuration": str(configuration)}
 
 
-def _seeds(base_seed, problem_name, protocol, epsilon, runs, stage="final"):
-    return [derive_seed(base_seed, problem_name, protocol, repr(float(epsilon)), index, stage=stage)
+def _seeds(base_seed, problem_name, algorithm, protocol, epsilon, runs, stage="final"):
+    return [derive_seed(base_seed, problem_name, algorithm, f"{protocol} {float(epsilon)!r}", index, stage=stage)
             for index in range(runs)]
 
 
@@ -62,20 +65,23 @@ def end_to_end_rows(problem, f_star, *, name, algorithm, grid, defaults, epsilon
     configurations = expand(grid)
     rows = []
     for epsilon in epsilons:
+        def seeds(protocol, stage="final"):
+            return _seeds(base_seed, name, algorithm, protocol, epsilon, runs, stage=stage)
+
         errors, best = papers_protocol(problem, f_star, algorithm=algorithm, configurations=configurations,
-                                       epsilon=epsilon, delta=delta,
-                                       seeds=_seeds(base_seed, name, "papers", epsilon, runs, stage="tune"),
-                                       final_seeds=_seeds(base_seed, name, "papers", epsilon, runs))
-        rows.append(_row(name, "papers", epsilon, delta, errors, best))
+                                       epsilon=epsilon, delta=delta, seeds=seeds("papers", stage="tune"),
+                                       final_seeds=seeds("papers"))
+        rows.append(_row(name, algorithm, "papers", epsilon, delta, errors, best))
         tuned = [tune_private(problem, algorithm, grid, epsilon=epsilon, delta=delta, seed=seed,
                               mean_candidates=mean_candidates, score_clip=score_clip)
-                 for seed in _seeds(base_seed, name, "private", epsilon, runs)]
-        rows.append(_row(name, "private", epsilon, delta, [relative_error(run.objective, f_star) for run in tuned],
+                 for seed in seeds("private")]
+        rows.append(_row(name, algorithm, "private", epsilon, delta,
+                         [relative_error(run.objective, f_star) for run in tuned],
                          sorted({(run.settings["passes"], run.settings["step"], run.settings["clip"]) for run in tuned})))
         default_runs = fit_many(problem, algorithm, [dict(defaults, epsilon=epsilon, delta=delta, seed=seed)
-                                                     for seed in _seeds(base_seed, name, "defaults", epsilon, runs)])
-        rows.append(_row(name, "defaults", epsilon, delta, [relative_error(run.objective, f_star) for run in default_runs],
-                         defaults))
+                                                     for seed in seeds("defaults")])
+        rows.append(_row(name, algorithm, "defaults", epsilon, delta,
+                         [relative_error(run.objective, f_star) for run in default_runs], defaults))
     return rows
 
 
@@ -105,19 +111,17 @@ class EndToEndStudy:
     named, at parse time)."""
 
     problems: tuple  # "<paper>/<problem>" keys of the experiment
-    algorithm: str
+    algorithms: tuple  # ((algorithm, grid, defaults, problems), ...) in the config's order
     epsilons: tuple
     delta: object  # a number or "c/n^k", resolved per problem
     runs: int
     mean_candidates: float
     score_clip: float
-    grid: dict
-    defaults: dict
 
     @classmethod
     def from_config(cls, section, experiment):
-        required = {"problems", "grid", "defaults"}
-        known = required | {"algorithm", "epsilons", "delta", "runs", "mean_candidates", "score_clip"}
+        required = {"problems", "algorithms"}
+        known = required | {"epsilons", "delta", "runs", "mean_candidates", "score_clip"}
         unknown, missing = sorted(set(section) - known), sorted(required - set(section))
         if unknown or missing:
             raise ValueError(f"end_to_end: unknown key(s) {unknown}, missing key(s) {missing}")
@@ -126,16 +130,33 @@ class EndToEndStudy:
         if absent:
             raise ValueError(f"end_to_end.problems: {absent} are not problems of the experiment (or their data "
                              f"are unavailable); expected among {sorted(experiment.problems)}")
-        algorithm = section.get("algorithm", "dp-cd")
-        if algorithm not in tunable_algorithms():
-            raise ValueError(f"end_to_end.algorithm={algorithm!r}: private tuning supports {tunable_algorithms()}")
-        for configuration in expand(section["grid"]):  # expand raises, naming the key, on a bad grid
-            check_configuration("end_to_end.grid", algorithm, configuration)
-        check_configuration("end_to_end.defaults", algorithm, section["defaults"])
+        algorithms = tuple(_algorithm_entry(name, entry, problems) for name, entry in dict(section["algorithms"]).items())
+        if not algorithms:
+            raise ValueError("end_to_end.algorithms: expected at least one algorithm with its grid and defaults")
         epsilons = tuple(check_positive("end_to_end.epsilons", float(e)) for e in section.get("epsilons", EPSILONS))
-        return cls(problems=problems, algorithm=algorithm, epsilons=epsilons, delta=section.get("delta", "1/n^2"),
+        return cls(problems=problems, algorithms=algorithms, epsilons=epsilons, delta=section.get("delta", "1/n^2"),
                    runs=check_positive_int("end_to_end.runs", section.get("runs", 5)),
                    mean_candidates=check_number("end_to_end.mean_candidates", section.get("mean_candidates", 10.0),
                                                 low=1.0),
-                   score_clip=check_positive("end_to_end.score_clip", section.get("score_clip", 1.0)),
-                   grid=dict(section["grid"]), defaults=dict(section["defaults"]))
+                   score_clip=check_positive("end_to_end.score_clip", section.get("score_clip", 1.0)))
+
+
+def _algorithm_entry(algorithm, entry, problems):
+    """``(algorithm, grid, defaults, problems)`` of ``end_to_end.algorithms.<algorithm>``, every value
+    checked; its ``problems`` (paper -> names, optional) are a subset of the study's, all by default."""
+    where = f"end_to_end.algorithms.{algorithm}"
+    if algorithm not in tunable_algorithms():
+        raise ValueError(f"{where}: private tuning supports algorithm in {tunable_algorithms()}; got {algorithm!r}")
+    unknown, missing = sorted(set(entry) - {"grid", "defaults", "problems"}), sorted({"grid", "defaults"} - set(entry))
+    if unknown or missing:
+        raise ValueError(f"{where}: unknown key(s) {unknown}, missing key(s) {missing}")
+    for configuration in expand(entry["grid"]):  # expand raises, naming the key, on a bad grid
+        check_configuration(f"{where}.grid", algorithm, configuration)
+    check_configuration(f"{where}.defaults", algorithm, entry["defaults"])
+    own = problems
+    if "problems" in entry:
+        own = tuple(f"{paper}/{name}" for paper, names in entry["problems"].items() for name in names)
+        outside = [key for key in own if key not in problems]
+        if outside:
+            raise ValueError(f"{where}.problems: {outside} are not problems of the study; expected among {list(problems)}")
+    return algorithm, dict(entry["grid"]), dict(entry["defaults"]), own
