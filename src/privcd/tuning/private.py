@@ -20,8 +20,9 @@ score is returned. Everything that touched the data is in the total (epsilon, de
     (lambda, lambda mu^2 / 2)-RDP whatever configuration it draws (a data-independent mixture of
     such mechanisms is too);
   - ``"rdp"`` (DP-SGD, DP-SCD and SEQDP-SCD with noise on every dual, batches sampled without
-    replacement): the largest RDP of the grid's training families, plus the score's
-    (:mod:`privcd.tuning.rdp_candidates`);
+    replacement; DP-GCD, 2T pure-DP mechanisms read as randomized responses,
+    :class:`~privcd.privacy.mechanisms.PureDpComposition`): the largest RDP of the grid's training
+    families, plus the score's (:mod:`privcd.tuning.rdp_candidates`);
 * the selection over K candidates: Theorem 2's RDP, converted to (epsilon, delta_rdp)-DP by
   dp-accounting's conversion;
 * the cap: ``(1 + e^epsilon) P[K > cap] <= delta_tail`` (:func:`privcd.privacy.selection.candidate_cap`).
@@ -108,7 +109,7 @@ def tune_private(problem, algorithm, grid, *, epsilon, delta, seed=None, mean_ca
     Parameters
     ----------
     problem : privcd.Problem
-    algorithm : {"dp-cd", "dp-skgd", "dp-sgd", "dp-scd", "seqdp-scd"}
+    algorithm : {"dp-cd", "dp-skgd", "dp-sgd", "dp-scd", "seqdp-scd", "dp-gcd"}
     grid : dict
         Hyperparameters (``passes``, ``step``, ``clip`` and any option) -> values, as in the
         workflow's grids (:func:`privcd.tuning.expand`); candidates draw from its product uniformly.

@@ -4,10 +4,12 @@
 which needs each candidate's Rényi DP at every order. DP-CD's and DP-SkGD's training is exactly a
 Gaussian mechanism (:mod:`privcd.tuning.private`); DP-SGD's and DP-SCD's (noise on every dual)
 is T steps of a Gaussian sum over a batch sampled without replacement, whose RDP privcd reads from
-Wang, Balle and Kasiviswanathan (2019, Theorem 27; :mod:`privcd.privacy.replace_one_rdp`).
+Wang, Balle and Kasiviswanathan (2019, Theorem 27; :mod:`privcd.privacy.replace_one_rdp`);
+DP-GCD's is 2T epsilon'-DP mechanisms, read as randomized responses
+(:class:`~privcd.privacy.mechanisms.PureDpComposition`), whose ``z`` is ``sqrt(2) / epsilon'``.
 
 The candidate. It draws a configuration c uniformly from the grid (independently of the data),
-trains family ``F_c`` (:mod:`privcd.privacy.mechanisms`: T_c steps, batch b_c of n) at noise
+trains family ``F_c`` (:mod:`privcd.privacy.mechanisms`: e.g. T_c steps, batch b_c of n) at noise
 multiplier ``z_c`` and scores the model with ``N(0, (score_clip / (n mu_s))^2)`` noise (mu_s-GDP,
 RDP ``lambda mu_s^2 / 2``). A data-independent mixture of mechanisms has Rényi divergences at most
 the largest of its components' (joint quasi-convexity, van Erven and Harremoës 2014, Theorem 13),
