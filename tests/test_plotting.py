@@ -115,6 +115,16 @@ def test_the_end_to_end_figure_colours_algorithms_as_every_figure_and_styles_pro
         assert line.get_color() == STYLES[algorithm].color
         assert (line.get_marker(), line.get_linestyle()) == PROTOCOL_LINES[protocol][:2]
     assert len({linestyle for _, linestyle, _ in PROTOCOL_LINES.values()}) == len(PROTOCOL_LINES)
+    for problems in (["p"], ["p", "q", "r", "s"]):  # one panel (the smoke run's) and two rows of three
+        frame = pd.DataFrame([{**row, "problem": problem} for row in rows for problem in problems])
+        figure = end_to_end_figure(frame, titles={}, title="End-to-end privacy: a title long enough to wrap " * 2)
+        figure.canvas.draw()
+        width, height = figure.bbox.width, figure.bbox.height
+        for artist in (figure.legends[0], figure._suptitle):
+            box = artist.get_window_extent()
+            assert box.x0 >= 0 and box.x1 <= width and box.y0 >= 0 and box.y1 <= height  # nothing cut off
+        for axis in figure.axes[:len(problems)]:
+            assert axis.get_window_extent().y0 > figure.legends[0].get_window_extent().y1  # the legend below
     table = end_to_end_table(pd.DataFrame(rows), titles={})
     assert list(table.columns[:3]) == ["problem", "algorithm", "protocol"] and set(table["algorithm"]) == {"DP-CD", "DP-SGD"}
 

@@ -1,5 +1,6 @@
 """The end-to-end figure and table: relative error against the total epsilon, per problem, algorithm and protocol."""
 import math
+import textwrap
 
 import matplotlib
 
@@ -25,7 +26,13 @@ def end_to_end_figure(table, *, titles, title):
     colours = {algorithm: style.color for algorithm, style in figure_styles(algorithms).items()}
     columns = min(3, len(problems))
     rows = math.ceil(len(problems) / columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.3 * rows), squeeze=False)
+    legend_columns = min(3, columns)  # a single panel is too narrow for three labels side by side
+    entries = len(table[["algorithm", "protocol"]].drop_duplicates())
+    legend_inches = 0.2 * math.ceil(entries / legend_columns) + 0.2
+    title_lines = textwrap.wrap(title, width=int(11 * 4.2 * columns))  # about 11 characters an inch
+    title_inches = 0.2 * len(title_lines) + 0.1
+    height = 3.3 * rows + legend_inches + title_inches
+    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, height), squeeze=False)
     for axis, problem in zip(axes.flat, problems):
         for algorithm in algorithms:
             for protocol, (marker, linestyle, label) in PROTOCOL_LINES.items():
@@ -46,9 +53,9 @@ def end_to_end_figure(table, *, titles, title):
     for axis in list(axes.flat)[len(problems):]:
         axis.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="lower center", ncol=3, fontsize=8)
-    figure.suptitle(title, fontsize=10)
-    figure.tight_layout(rect=(0, 0.04 + 0.025 * math.ceil(len(labels) / 3), 1, 0.97))
+    figure.legend(handles, labels, loc="lower center", ncol=legend_columns, fontsize=8)
+    figure.suptitle("\n".join(title_lines), fontsize=10)
+    figure.tight_layout(rect=(0, legend_inches / height, 1, 1 - title_inches / height))
     return figure
 
 
