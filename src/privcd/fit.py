@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from privcd.algorithms import get_algorithm
+from privcd.algorithms import ALGORITHMS, get_algorithm
 from privcd.algorithms.base import Settings
 from privcd.algorithms.kernel_clock import kernel_clock
 from privcd.privacy.joint import JointRelease
@@ -139,10 +139,11 @@ def assemble(problem, module, settings, options, plan, randomness, w, snapshots,
     trace = {"iteration": iterations, "passes": iterations / plan.iterations_per_pass}
     released = mode == RELEASE and settings.private  # epsilon = inf: no guarantee to keep anything out of
     if released and module.FLOATING_POINT_RELEASE:
+        on_grid = ", ".join(other.DISPLAY for other in ALGORITHMS.values() if other.FLOATING_POINT_RELEASE is None)
         warnings.warn(f"{module.NAME}: this private release draws {module.FLOATING_POINT_RELEASE} in floating point; its "
                       "(epsilon, delta) holds for the real-valued mechanism, not for the IEEE floats it outputs "
-                      "(Mironov 2012). DP-CD, DP-GCD (every rule but GS-q under L1) and DP-SkGD (sketch='uniform', "
-                      "or 'tau-nice' and 'full' with noise='coordinate') release on a grid that keeps it", FloatingPointNoiseWarning, stacklevel=3)
+                      f"(Mironov 2012). These release on a grid that keeps it (some options are refused there, naming "
+                      f"the alternatives): {on_grid}", FloatingPointNoiseWarning, stacklevel=3)
     if released:
         seconds = None  # the kernel's time depends on the data: a side channel outside the guarantee
     else:
