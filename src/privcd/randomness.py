@@ -16,14 +16,16 @@ Derived streams: :func:`child` gives the ``SeedSequence`` of a numbered sub-stre
 seed exactly ``SeedSequence(seed, spawn_key=keys)`` (the streams the experiments have always used),
 for a ``SeedSequence`` its descendant with ``keys`` appended to its spawn key.
 
-What release mode gives and does not yet give: DP-CD's and DP-SkGD's Gaussian noise is the exact
-discrete Gaussian on a grid (:mod:`privcd.privacy.grid_gaussian`), DP-GCD's released gradient
-entries and DP-CD-P's Laplace release of its constants the exact discrete Laplace
-(:mod:`privcd.privacy.greedy_composition`, :mod:`privcd.privacy.grid_laplace`); the other noise
-(DP-SGD, DP-SCD, DP-GCD's selection) is still sampled in floating point (Mironov 2012), which a
-:class:`FloatingPointNoiseWarning` says at each such release, and every kernel's generator is a
-statistical one (PCG64, and SplitMix64 with a 64-bit key, :mod:`privcd.kernels.streams`), not a
-cryptographic one. The README's *Privacy guarantees* says what that leaves open.
+What release mode gives and does not yet give: DP-CD's, DP-SkGD's and DP-SGD's Gaussian noise is the
+exact discrete Gaussian on a grid (:mod:`privcd.privacy.grid_gaussian`, :mod:`privcd.privacy.grid_sum`),
+DP-GCD's selections and released gradient entries and DP-CD-P's Laplace release of its constants
+the exact discrete Laplace (:mod:`privcd.privacy.greedy_composition`,
+:mod:`privcd.privacy.grid_laplace`), private tuning's scores a discrete Gaussian
+(:mod:`privcd.privacy.grid_score`); DP-SCD's noise is still sampled in floating point (Mironov
+2012), which a :class:`FloatingPointNoiseWarning` says at each such release, and every kernel's
+generator is a statistical one (PCG64, and SplitMix64 with a 64-bit key,
+:mod:`privcd.kernels.streams`), not a cryptographic one. The README's *Privacy guarantees* says
+what that leaves open.
 """
 import numpy as np
 
@@ -41,8 +43,7 @@ class FloatingPointNoiseWarning(UserWarning):
 
 class ReleaseSeed(np.random.SeedSequence):
     """The seed of a release: a ``SeedSequence`` of fresh OS entropy whose type tells the mechanisms
-    to sample as a release must (DP-CD's Gaussian and DP-CD-P's Laplace on a grid,
-    :mod:`privcd.privacy.grid_gaussian`, :mod:`privcd.privacy.grid_laplace`); its sub-streams
+    to sample as a release must (noise on a grid, module docstring); its sub-streams
     (:func:`child`) are release seeds too."""
 
 
