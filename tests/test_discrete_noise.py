@@ -8,18 +8,19 @@ import pytest
 from numba import njit
 from scipy.stats import binomtest, chisquare
 
-from privcd.kernels.discrete_noise import (MAX_SIGMA, bernoulli_exp, bernoulli_exp_half_square, discrete_gaussian,
-                                           discrete_laplace)
+from privcd.kernels.discrete_noise import (MAX_SIGMA, MAX_VARIANCE, bernoulli_exp, bernoulli_exp_half_square,
+                                           discrete_gaussian, discrete_gaussian_of_variance, discrete_laplace,
+                                           integer_square_root)
 
 DRAWS = 60_000
 
 
 @njit
-def _hits(rng, numerator, denominator, count, half_square):
+def _hits(rng, numerator, denominator, count, half_square, weight=1, total=1):
     """How many of ``count`` draws of ``bernoulli_exp`` (or ``bernoulli_exp_half_square``) are true."""
     hits = 0
     for _ in range(count):
-        hits += (bernoulli_exp_half_square(rng, numerator, denominator) if half_square
+        hits += (bernoulli_exp_half_square(rng, numerator, denominator, weight, total) if half_square
                  else bernoulli_exp(rng, numerator, denominator))
     return hits
 
@@ -33,16 +34,27 @@ def _draws(rng, parameter, count, gaussian):
     return out
 
 
+@njit
+def _variance_draws(rng, variance, count):
+    """``count`` draws of ``discrete_gaussian_of_variance(rng, variance)``."""
+    out = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        out[i] = discrete_gaussian_of_variance(rng, variance)
+    return out
+
+
 @pytest.mark.parametrize("numerator, denominator", [(0, 1), (1, 3), (7, 7), (5, 2), (123_456_789, 2**33)])
 def test_bernoulli_exp_has_probability_exp_minus_the_ratio(numerator, denominator):
     hits = _hits(np.random.default_rng(1), numerator, denominator, DRAWS, False)
     assert binomtest(hits, DRAWS, math.exp(-numerator / denominator)).pvalue > 1e-4
 
 
-@pytest.mark.parametrize("numerator, denominator", [(0, 5), (2, 3), (999, 1000)])
-def test_bernoulli_exp_half_square(numerator, denominator):
-    hits = _hits(np.random.default_rng(2), numerator, denominator, DRAWS, True)
-    assert binomtest(hits, DRAWS, math.exp(-(numerator / denominator) ** 2 / 2)).pvalue > 1e-4
+@pytest.mark.parametrize("numerator, denominator, weight, total", [(0, 5, 1, 1), (2, 3, 1, 1), (999, 1000, 1, 1),
+                                                                  (999, 1000, 1, 3), (7, 8, 4, 5)])
+def test_bernoulli_exp_half_square(numerator, denominator, weight, total):
+    hits = _hits(np.random.default_rng(2), numerator, denominator, DRAWS, True, weight, total)
+    probability = math.exp(-(numerator / denominator) ** 2 * weight / (2 * total))
+    assert binomtest(hits, DRAWS, probability).pvalue > 1e-4
 
 
 def _chi_square_pvalue(draws, pmf_of):
@@ -65,7 +77,7 @@ def _laplace_pmf(t):
 
 def _gaussian_pmf(s):
     def pmf(support):
-        reach = np.arange(-40 * s, 40 * s + 1)
+        reach = np.arange(-40 * math.ceil(s), 40 * math.ceil(s) + 1)
         normaliser = np.exp(-reach.astype(float) ** 2 / (2 * s * s)).sum()
         return np.exp(-support.astype(float) ** 2 / (2 * s * s)) / normaliser
     return pmf
@@ -91,3 +103,25 @@ def test_discrete_gaussian_at_the_largest_sigma_has_its_moments():
     draws = _draws(np.random.default_rng(5), MAX_SIGMA, 20_000, True).astype(float)
     assert abs(draws.mean()) < 4.5 * MAX_SIGMA / math.sqrt(len(draws))
     assert abs(draws.var() / MAX_SIGMA**2 - 1) < 4.5 * math.sqrt(2 / len(draws))
+
+
+@pytest.mark.parametrize("variance", [2, 3, 7, 50, 1_000])
+def test_the_discrete_gaussian_of_a_non_square_variance_has_its_law(variance):
+    """``t = isqrt(V) + 1`` is no longer ``sqrt(V) + 1`` and ``c = isqrt(V)^2 / V < 1``: the acceptance's
+    factors must still give exp(-y^2 / (2 V)) exactly; 1.1 V fails."""
+    draws = _variance_draws(np.random.default_rng(6), variance, DRAWS)
+    assert _chi_square_pvalue(draws, _gaussian_pmf(math.sqrt(variance))) > 1e-4
+    assert _chi_square_pvalue(draws, _gaussian_pmf(math.sqrt(1.1 * variance))) < 1e-4
+
+
+def test_the_discrete_gaussian_of_the_largest_variance_has_its_moments():
+    """At ``MAX_VARIANCE - 1`` (not a square: ``r = MAX_SIGMA - 1``, the products near their limits)."""
+    variance = MAX_VARIANCE - 1
+    draws = _variance_draws(np.random.default_rng(7), variance, 20_000).astype(float)
+    assert abs(draws.mean()) < 4.5 * math.sqrt(variance / len(draws))
+    assert abs(draws.var() / variance - 1) < 4.5 * math.sqrt(2 / len(draws))
+
+
+@pytest.mark.parametrize("value", [0, 1, 2, 3, 4, 15, 16, 17, 2**40 - 1, 2**40, 2**52 - 1, (2**26 - 1) ** 2])
+def test_the_integer_square_root_is_exact(value):
+    assert integer_square_root(value) == math.isqrt(value)

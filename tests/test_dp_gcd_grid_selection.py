@@ -147,11 +147,11 @@ ARGUMENTS = dict(epsilon=5.0, delta=1e-5, passes=15, step=1.0, clip=1.0)
 @pytest.mark.parametrize("penalty, rule", [(None, None), ("l2", None), ("l2", "gs-r"), ("l2", "gs-q"), ("l1", None),
                                            ("l1", "gs-s")])
 def test_a_release_selects_on_the_grid_and_descends(problem_data, penalty, rule):
-    """No floating-point noise warning; the selection's noise is the experiment's to within the
+    """No warning; the selection's noise is the experiment's to within the
     grid's (S + 1) / K; the objective falls well below w = 0's."""
     problem = privcd.Problem(*problem_data, "logistic", penalty, 1e-3 if penalty else 0.0, row_norm_bound=1.0)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", privcd.FloatingPointNoiseWarning)
+        warnings.simplefilter("error")
         release = privcd.fit(problem, "dp-gcd", rule=rule, **ARGUMENTS)
     experiment = privcd.fit(problem, "dp-gcd", rule=rule, seed=0, **ARGUMENTS)
     noise = release.info["grid_noise"]

@@ -204,7 +204,6 @@ def test_the_end_to_end_config_is_checked_against_the_experiment():
 SGD_GRID = {"passes": [1, 3], "step": [0.1, 0.5], "clip": [0.1, 1.0]}
 
 
-@pytest.mark.filterwarnings("ignore::privcd.FloatingPointNoiseWarning")
 @pytest.mark.parametrize("algorithm, options", [("dp-sgd", {"batch_size": 16}), ("dp-scd", {"batch_size": 20}),
                                                 ("dp-gcd", {})])
 def test_rdp_accounted_training_is_tuned_within_its_total_and_spends_it(problem, algorithm, options):
@@ -219,7 +218,6 @@ def test_rdp_accounted_training_is_tuned_within_its_total_and_spends_it(problem,
     assert run.noise_multiplier == pytest.approx(tuning["noise_knob"] * math.sqrt(passes / longest), rel=1e-9)
 
 
-@pytest.mark.filterwarnings("ignore::privcd.FloatingPointNoiseWarning")
 def test_the_selection_of_sampled_candidates_is_dp_accountings_repeat_and_select(problem):
     """One family: privcd's selection epsilon against dp-accounting's RepeatAndSelectDpEvent of the
     candidate's event (T sampled Gaussian steps at the calibrated z, then the score's Gaussian)."""

@@ -3,12 +3,11 @@ from privcd import numba_cache  # noqa: F401  (first: sets numba's cache directo
 from privcd.fit import fit
 from privcd.fit_many import fit_many
 from privcd.problem import DataDependentBoundsWarning, DataDependentConstantsWarning, Problem
-from privcd.randomness import FloatingPointNoiseWarning
 from privcd.run import DivergenceWarning, Run
 
 __all__ = ["DPHuberRegressor", "DPLasso", "DPLinearRegression", "DPLinearSVC", "DPLogisticRegression", "DataDependentBoundsWarning",
            "DataDependentConstantsWarning",
-           "DivergenceWarning", "FloatingPointNoiseWarning", "Problem", "Run", "audit", "dataset_table", "fit", "fit_many", "load_dataset", "solve_nonprivate", "tune_private"]
+           "DivergenceWarning", "Problem", "Run", "audit", "dataset_table", "fit", "fit_many", "load_dataset", "solve_nonprivate", "tune_private"]
 __version__ = "0.1.0"
 
 # Loaded on first use so that a process that only fits starts quickly: the data loaders import

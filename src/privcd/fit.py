@@ -4,13 +4,13 @@ import warnings
 
 import numpy as np
 
-from privcd.algorithms import ALGORITHMS, get_algorithm
+from privcd.algorithms import get_algorithm
 from privcd.algorithms.base import Settings
 from privcd.algorithms.kernel_clock import kernel_clock
 from privcd.privacy.joint import JointRelease
 from privcd.privacy.reuse import CalibrationStore
 from privcd.problem import DataDependentConstantsWarning, Problem
-from privcd.randomness import RELEASE, FloatingPointNoiseWarning, resolve_seed
+from privcd.randomness import RELEASE, resolve_seed
 from privcd.run import DivergenceWarning, Run
 from privcd.validation import check_number, check_positive
 
@@ -138,12 +138,6 @@ def assemble(problem, module, settings, options, plan, randomness, w, snapshots,
     iterations = plan.checkpoints
     trace = {"iteration": iterations, "passes": iterations / plan.iterations_per_pass}
     released = mode == RELEASE and settings.private  # epsilon = inf: no guarantee to keep anything out of
-    if released and module.FLOATING_POINT_RELEASE:
-        on_grid = ", ".join(other.DISPLAY for other in ALGORITHMS.values() if other.FLOATING_POINT_RELEASE is None)
-        warnings.warn(f"{module.NAME}: this private release draws {module.FLOATING_POINT_RELEASE} in floating point; its "
-                      "(epsilon, delta) holds for the real-valued mechanism, not for the IEEE floats it outputs "
-                      f"(Mironov 2012). These release on a grid that keeps it (some options are refused there, naming "
-                      f"the alternatives): {on_grid}", FloatingPointNoiseWarning, stacklevel=3)
     if released:
         seconds = None  # the kernel's time depends on the data: a side channel outside the guarantee
     else:

@@ -16,16 +16,17 @@ Derived streams: :func:`child` gives the ``SeedSequence`` of a numbered sub-stre
 seed exactly ``SeedSequence(seed, spawn_key=keys)`` (the streams the experiments have always used),
 for a ``SeedSequence`` its descendant with ``keys`` appended to its spawn key.
 
-What release mode gives and does not yet give: DP-CD's, DP-SkGD's and DP-SGD's Gaussian noise is the
-exact discrete Gaussian on a grid (:mod:`privcd.privacy.grid_gaussian`, :mod:`privcd.privacy.grid_sum`),
-DP-GCD's selections and released gradient entries and DP-CD-P's Laplace release of its constants
-the exact discrete Laplace (:mod:`privcd.privacy.greedy_composition`,
+What release mode gives and does not yet give: no release samples noise in floating point (Mironov
+2012). DP-CD's, DP-SkGD's, DP-SGD's and DP-SCD's Gaussian noise is the exact discrete Gaussian on a
+grid (:mod:`privcd.privacy.grid_gaussian`, :mod:`privcd.privacy.grid_sum`,
+:mod:`privcd.privacy.grid_dual`), DP-GCD's selections and released gradient entries and DP-CD-P's
+Laplace release of its constants the exact discrete Laplace (:mod:`privcd.privacy.greedy_composition`,
 :mod:`privcd.privacy.grid_laplace`), private tuning's scores a discrete Gaussian
-(:mod:`privcd.privacy.grid_score`); DP-SCD's noise is still sampled in floating point (Mironov
-2012), which a :class:`FloatingPointNoiseWarning` says at each such release, and every kernel's
-generator is a statistical one (PCG64, and SplitMix64 with a 64-bit key,
-:mod:`privcd.kernels.streams`), not a cryptographic one. The README's *Privacy guarantees* says
-what that leaves open.
+(:mod:`privcd.privacy.grid_score`); options without a grid argument (DP-SGD's Poisson sampling,
+SEQDP-SCD, DP-SCD's noise on the batch's duals only, DP-GCD's GS-q rule under L1) are refused in a
+release, naming the alternatives. Every kernel's generator is a statistical one (PCG64, and
+SplitMix64 with a 64-bit key, :mod:`privcd.kernels.streams`), not a cryptographic one. The
+README's *Privacy guarantees* says what that leaves open.
 """
 import numpy as np
 
@@ -33,12 +34,6 @@ from privcd.validation import check_seed
 
 RELEASE = "release"
 EXPERIMENT = "experiment"
-
-
-class FloatingPointNoiseWarning(UserWarning):
-    """A private release whose noise is still sampled in floating point: its (epsilon, delta) holds
-    for the real-valued mechanism, not for the IEEE floats it outputs (Mironov 2012). Each
-    algorithm module names what is left in ``FLOATING_POINT_RELEASE``."""
 
 
 class ReleaseSeed(np.random.SeedSequence):

@@ -52,7 +52,7 @@ def warm_algorithm(name):
                 try:
                     privcd.fit(problem, name, seed=None, **ARGUMENTS, **options)
                     fits += 1
-                except ValueError:  # a release the options refuse (DP-SkGD's importance sketch)
+                except ValueError:  # a release the options refuse (DP-SkGD's importance sketch, SEQDP-SCD)
                     pass
                 runs = [{**ARGUMENTS, **options, "seed": 0, "step": step} for step in (0.5, 1.0)]
                 fits += len(list(privcd.fit_many(problem, name, runs)))

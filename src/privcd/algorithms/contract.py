@@ -23,7 +23,6 @@ class AlgorithmModule(Protocol):
     TUNING_ACCOUNTANT: str | None  # how privcd.tune_private accounts its training: "exact", "rdp" or None
     ESTIMATOR_CLIP: float | None  # the estimators' default clip; None: the loss's gradient bound times R
     THEORY_PASSES: bool  # the estimators' default passes follow DP-CD's convex rate
-    FLOATING_POINT_RELEASE: str | None  # what a release still samples in floating point; None: nothing
 
     check_options: Callable[[dict], Any]
     iterations_per_pass: Callable[[Any, dict], float]

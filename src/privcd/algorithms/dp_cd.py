@@ -80,7 +80,6 @@ TUNING_ACCOUNTANT = "exact"  # training is exactly a Gaussian mechanism
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate (privcd.estimators.defaults)
 SMOOTHNESS_FROM_PROBLEM = {"smoothness": "public"}  # DP-CD-P ("private") estimates its own M_j
-FLOATING_POINT_RELEASE = None  # a release's Gaussian and DP-CD-P's Laplace are on a grid
 SMOOTHNESS = ("public", "private")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on
 COORDINATE_ORDERS = {"uniform": ORDER_UNIFORM, "permutation": ORDER_PERMUTATION, "cyclic": ORDER_CYCLIC}

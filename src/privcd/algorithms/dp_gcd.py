@@ -98,7 +98,6 @@ TUNING_ACCOUNTANT = "rdp"  # 2T pure-DP mechanisms: randomized response's RDP (P
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, greedy selection
-FLOATING_POINT_RELEASE = None  # its selections and released entries are on a grid (release_noise)
 RULES = {"algorithm-1": RULE_ALGORITHM_1, "gs-s": RULE_GS_S, "gs-r": RULE_GS_R, "gs-q": RULE_GS_Q}
 ACCOUNTANTS = ("pld", "rdp", "advanced-composition")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on

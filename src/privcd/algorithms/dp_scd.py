@@ -100,6 +100,12 @@ row_norm_bound : float or None
     ``row_norm_bound``, else 1.
 checkpoints : int or None
     Number of evenly spaced checkpoints in the history (default: one per pass).
+
+A private release (no seed) keeps the duals and ``v`` as integers on grids and adds exact discrete
+Gaussian integers, the duals' lazily summed (:func:`release_noise`, :mod:`privcd.privacy.grid_dual`),
+accounted by the RDP of Wang, Balle and Kasiviswanathan within the calibrated epsilon: more noise
+than the PLD of an experiment, none of it floating point. ``noise="batch-duals"`` and SEQDP-SCD are
+refused there.
 """
 import dataclasses
 import math
@@ -108,12 +114,14 @@ import numba
 import numpy as np
 
 from privcd import privacy
-from privcd.algorithms.base import Plan, check_checkpoints, checkpoints_for, iterations_for, kernel_key
+from privcd.algorithms.base import Plan, check_checkpoints, checkpoints_for, iterations_for, kernel_key, kernel_rng
 from privcd.algorithms.kernel_clock import launch
 from privcd.kernels.dp_scd import dp_scd
+from privcd.kernels.dp_scd_grid import dp_scd_on_grid
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.spectral import row_sq_norms
 from privcd.kernels.streams import check_span
+from privcd.randomness import ReleaseSeed
 from privcd.validation import check_choice, check_number, check_positive, check_positive_int, read_only
 
 NAME = "dp-scd"
@@ -126,7 +134,6 @@ TUNING_ACCOUNTANT = "rdp"  # noise on every dual: sampled Gaussians, Wang-Balle-
 ESTIMATOR_CLIP = 1.0  # the estimators' clip: a dual update is at most 1 for the logistic and hinge losses
 THEORY_PASSES = False  # DP-CD's convex rate is not its rate: the estimators' default is NONSMOOTH_PASSES
 SMOOTHNESS_FROM_PROBLEM = None  # the dual method steps with the row norm bound 1, not M or beta
-FLOATING_POINT_RELEASE = "its Gaussian noise"  # no grid sampler with subsampled accounting yet
 LOSSES = ("squared", "logistic", "hinge")
 SAMPLING = "without-replacement"
 # The accountants of each noise placement, the default first.
@@ -199,9 +206,54 @@ def dual_plan(problem, settings, options, *, sensitivity, sequential):
 
 
 def run_dual(problem, plan, seed):
-    """Call the kernel; return ``theta = v / (lam N)`` and its snapshots."""
+    """Call the kernel; return ``theta = v / (lam N)`` and its snapshots. A private release (``seed`` a
+    :class:`~privcd.randomness.ReleaseSeed`) runs :func:`privcd.kernels.dp_scd_grid.dp_scd_on_grid`
+    with :func:`release_noise` instead and returns its ``grid_noise`` and ``noise_std`` too."""
+    if isinstance(seed, ReleaseSeed) and plan.kernel["noise_std"] > 0:
+        return run_on_grid(problem, plan, seed)
     theta, snapshots, _, _ = run_kernel(problem, plan, seed)
     return theta, snapshots
+
+
+def release_noise(problem, plan):
+    """The :class:`~privcd.privacy.grid_dual.DualGridNoise` of a private release: duals and ``v`` on
+    grids with discrete Gaussian noise on every dual, accounted by RDP within the run's calibrated
+    epsilon (:mod:`privcd.privacy.grid_dual`). Refused, naming the alternatives, for SEQDP-SCD's
+    sequential updates and for noise on the batch's duals only, which that argument does not cover."""
+    from privcd.privacy.grid_dual import dual_grid_noise
+
+    k = plan.kernel
+    if k["sequential"] or not k["hidden_batch"]:
+        what = "sequential updates (SEQDP-SCD)" if k["sequential"] else f"noise={plan.info['noise']!r}"
+        raise ValueError(
+            f"a private release (no seed) with {what} would add floating-point Gaussian noise, which is not private "
+            "as IEEE floats (Mironov 2012), and privcd has no sound accounting of its grid noise; use dp-scd with "
+            "noise='all-duals' (the default), or give a seed to run an experiment")
+    return dual_grid_noise(plan.n_iterations, batch_size=k["batch_size"], n=problem.n_samples,
+                           n_features=problem.n_features, row_tolerance=ROW_NORM_TOLERANCE,
+                           epsilon=plan.calibration.epsilon, delta=plan.calibration.delta)
+
+
+def run_on_grid(problem, plan, seed):
+    """The release kernel on the rows divided by R (module docstring, Rows): grids ``h = 2 C / K`` for the
+    duals and for ``v``, batches from the stream :func:`kernel_key` ``(seed)``, integers from
+    :func:`kernel_rng` ``(seed)``."""
+    k = plan.kernel
+    noise = release_noise(problem, plan)
+    scale = k["row_scale"]
+    check_span("n_samples", problem.n_samples)
+    rows = scaled_rows(row_arrays(problem), scale)
+    dual_spacing = 2.0 * k["clip"] / noise.dual_ratio
+    shared_spacing = 2.0 * k["clip"] / noise.shared_ratio
+    theta, snapshots = launch(
+        dp_scd_on_grid, *rows, problem.n_features, problem.y, launch(row_sq_norms, *rows, problem.n_samples),
+        problem.loss.code, problem.lam * scale**2, k["clip"], k["batch_size"], k["subproblem_scale"], k["box"],
+        k["from_projected"], dual_spacing, noise.dual_sigma_units, shared_spacing, noise.shared_sigma_units,
+        plan.n_iterations, plan.checkpoints, kernel_key(seed), kernel_rng(seed))
+    if scale != 1.0:
+        theta, snapshots = theta * scale, snapshots * scale
+    return theta, snapshots, {"grid_noise": dataclasses.asdict(noise), "grid_spacing": shared_spacing,
+                              "noise_std": shared_spacing * noise.shared_sigma_units}
 
 
 def run_kernel(problem, plan, seed):

@@ -63,7 +63,6 @@ TUNING_ACCOUNTANT = "rdp"  # sampled Gaussians (without replacement): Wang-Balle
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # beta: the step size step / beta (for a smooth loss)
-FLOATING_POINT_RELEASE = None  # a release is on a grid, or refused (release_noise)
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}
 ACCOUNTANTS = ("pld", "rdp", "pld-two-orders")
 SHARED_DRAWS = ("step", "clip")  # hyperparameters the random draws do not depend on

@@ -92,7 +92,6 @@ TUNING_ACCOUNTANT = "exact"  # training is exactly a Gaussian mechanism
 ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # M_j: step sizes, clipping thresholds, importance sketch probabilities
-FLOATING_POINT_RELEASE = None  # a release is on a grid (DP-CD's) or refused (block_release_noise)
 SKETCHES = {"uniform": SKETCH_UNIFORM, "tau-nice": SKETCH_TAU_NICE, "importance": SKETCH_IMPORTANCE,
             "full": SKETCH_FULL}
 # Option sets that run other kernels than the default's (python -m privcd.warmup compiles each).

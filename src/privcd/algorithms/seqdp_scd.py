@@ -33,7 +33,6 @@ NOISE_KEY = dp_scd.NOISE_KEY  # DP-SCD's plan
 TUNING_ACCOUNTANT, ESTIMATOR_CLIP, THEORY_PASSES = dp_scd.TUNING_ACCOUNTANT, dp_scd.ESTIMATOR_CLIP, dp_scd.THEORY_PASSES
 estimator_options = dp_scd.estimator_options  # as DP-SCD
 SMOOTHNESS_FROM_PROBLEM = None  # as DP-SCD
-FLOATING_POINT_RELEASE = "its Gaussian noise"  # as DP-SCD
 ACCOUNTANTS = dp_scd.ACCOUNTANTS  # as DP-SCD (its noise models and accountants)
 check_options = dp_scd.check_options  # as DP-SCD
 

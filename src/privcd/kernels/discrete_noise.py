@@ -13,16 +13,20 @@ floats (Mironov 2012).
   remainder).
 * ``discrete_laplace(t)``: ``P(Y = y)`` proportional to ``exp(-|y| / t)`` for an integer ``t >= 1``
   (Algorithm 2 with denominator 1).
+* ``discrete_gaussian_of_variance(V)``: ``P(Y = y)`` proportional to ``exp(-y^2 / (2 V))`` for an
+  integer variance parameter ``1 <= V <= MAX_VARIANCE`` (Algorithm 3: a discrete Laplace of scale
+  ``t = r + 1``, ``r = isqrt(V)``, accepted with probability ``exp(-(|Y| - V / t)^2 / (2 V))``). With
+  ``m = r t``, ``x = ||Y| t - V| = A m + B`` (``0 <= B < m``) and ``c = r^2 / V <= 1`` (kept as a reduced
+  fraction ``w / W``) the exponent ``x^2 / (2 V t^2)`` is ``A^2 c / 2 + A (B / m) c + (B / m)^2 c / 2``,
+  accepted as ``A`` draws of ``exp(-A c / 2)``, ``A`` of ``exp(-(B / m) c)`` and one of
+  ``exp(-(B / m)^2 c / 2)``; Algorithm 1 draws each Bernoulli of a product of ratios as one
+  Bernoulli per ratio. Every ratio has an int64 numerator and denominator for ``V <= 2^40``
+  (``A w <= A r^2 <= x r / t < 2^62``). Proposals with ``|Y| t > 2^62`` are rejected; under the
+  discrete Laplace they have probability below ``exp(-2^62 / t^2) <= exp(-2^22)``, so the law is
+  within that total variation of the exact one. A non-square ``V`` is the variance of a lazily
+  summed noise (:mod:`privcd.privacy.grid_dual`).
+* ``discrete_gaussian(s)``: the same for ``V = s^2`` (``c = 1``), ``1 <= s <= MAX_SIGMA`` an integer.
 * ``noisy_value``: a value plus its noise, in floating point (experiments) or on a grid (releases).
-* ``discrete_gaussian(s)``: ``P(Y = y)`` proportional to ``exp(-y^2 / (2 s^2))`` for an integer
-  ``s >= 1`` (Algorithm 3: a discrete Laplace of scale ``t = s + 1`` accepted with probability
-  ``exp(-(|Y| - s^2 / t)^2 / (2 s^2))``). With ``m = s t`` and ``x = ||Y| t - s^2| = A m + B``
-  (``0 <= B < m``) the exponent is ``(x / m)^2 / 2 = A^2 / 2 + A B / m + (B / m)^2 / 2``, accepted as
-  ``A`` draws of ``exp(-A / 2)``, ``A`` of ``exp(-B / m)`` and one of ``exp(-(B / m)^2 / 2)`` (whose
-  Algorithm 1 draws Bernoulli((B / m)^2 / (2 k)) as Bernoulli(B / m) twice and Bernoulli(1 / (2 k))):
-  every ratio has an int64 numerator and denominator for ``s <= MAX_SIGMA``. Proposals with
-  ``|Y| t > 2^62`` are rejected; under the discrete Laplace they have probability below
-  ``exp(-2^62 / t^2) <= exp(-2^22)``, so the law is within that total variation of the exact one.
 """
 import numpy as np
 from numba import njit
@@ -30,6 +34,7 @@ from numba import njit
 from privcd.kernels.draws import bounded_integer
 
 MAX_SIGMA = 2**20  # the largest s of discrete_gaussian (int64 arithmetic; module docstring)
+MAX_VARIANCE = MAX_SIGMA**2  # the largest V of discrete_gaussian_of_variance
 _PRODUCT_LIMIT = 2**62
 
 
@@ -40,13 +45,21 @@ def bernoulli_ratio(rng, numerator, denominator):
 
 
 @njit(cache=True)
+def bernoulli_exp_of_product(rng, numerator, denominator, weight, total):
+    """True with probability ``exp(-(numerator / denominator) (weight / total))`` for both ratios at most
+    one (Canonne, Kamath and Steinke 2020, Algorithm 1, each Bernoulli(gamma / k) drawn as
+    Bernoulli(numerator / denominator) and Bernoulli(weight / (total k)))."""
+    k = 1
+    while bernoulli_ratio(rng, numerator, denominator) and bernoulli_ratio(rng, weight, total * k):
+        k += 1
+    return k % 2 == 1
+
+
+@njit(cache=True)
 def bernoulli_exp_at_most_one(rng, numerator, denominator):
     """True with probability ``exp(-numerator / denominator)`` for ``numerator <= denominator``
     (Canonne, Kamath and Steinke 2020, Algorithm 1)."""
-    k = 1
-    while bernoulli_ratio(rng, numerator, denominator) and bernoulli_ratio(rng, 1, k):
-        k += 1
-    return k % 2 == 1
+    return bernoulli_exp_of_product(rng, numerator, denominator, 1, 1)
 
 
 @njit(cache=True)
@@ -60,12 +73,13 @@ def bernoulli_exp(rng, numerator, denominator):
 
 
 @njit(cache=True)
-def bernoulli_exp_half_square(rng, numerator, denominator):
-    """True with probability ``exp(-(numerator / denominator)^2 / 2)`` for ``numerator < denominator``:
-    Algorithm 1 with each Bernoulli((numerator / denominator)^2 / (2 k)) drawn as three."""
+def bernoulli_exp_half_square(rng, numerator, denominator, weight, total):
+    """True with probability ``exp(-(numerator / denominator)^2 weight / (2 total))`` for
+    ``numerator < denominator`` and ``1 <= weight <= total``: Algorithm 1 with each
+    Bernoulli((numerator / denominator)^2 weight / (2 total k)) drawn as three."""
     k = 1
     while (bernoulli_ratio(rng, numerator, denominator) and bernoulli_ratio(rng, numerator, denominator)
-           and bernoulli_ratio(rng, 1, 2 * k)):
+           and bernoulli_ratio(rng, weight, 2 * total * k)):
         k += 1
     return k % 2 == 1
 
@@ -91,26 +105,60 @@ def discrete_laplace(rng, t):
 
 
 @njit(cache=True)
+def integer_square_root(value):
+    """``isqrt(value)`` for ``0 <= value <= 2^52``: the float root corrected to the exact one."""
+    root = np.int64(np.sqrt(np.float64(value)))
+    while root * root > value:
+        root -= 1
+    while (root + 1) * (root + 1) <= value:
+        root += 1
+    return root
+
+
+@njit(cache=True)
+def greatest_common_divisor(a, b):
+    """``gcd(a, b)`` of non-negative integers (Euclid)."""
+    while b:
+        a, b = b, a % b
+    return a
+
+
+@njit(cache=True)
+def discrete_gaussian_of_variance(rng, variance):
+    """``P(Y = y)`` proportional to ``exp(-y^2 / (2 V))`` on the integers, ``1 <= V <= MAX_VARIANCE`` an
+    integer (Algorithm 3; the exponent's int64 decomposition in the module docstring)."""
+    root = integer_square_root(variance)
+    common = greatest_common_divisor(root * root, variance)
+    return discrete_gaussian_accepted(rng, variance, root, root * root // common, variance // common)
+
+
+@njit(cache=True)
 def discrete_gaussian(rng, s):
-    """``P(Y = y)`` proportional to ``exp(-y^2 / (2 s^2))`` on the integers, ``1 <= s <= MAX_SIGMA``
-    an integer (Algorithm 3; the exponent's int64 decomposition in the module docstring)."""
-    t = s + 1
-    m = s * t
-    square = s * s
+    """``P(Y = y)`` proportional to ``exp(-y^2 / (2 s^2))`` on the integers, ``1 <= s <= MAX_SIGMA`` an integer."""
+    return discrete_gaussian_accepted(rng, s * s, s, 1, 1)
+
+
+@njit(cache=True)
+def discrete_gaussian_accepted(rng, variance, root, weight, total):
+    """Algorithm 3 for ``V = variance``, ``r = root = isqrt(V)`` and ``c = weight / total = r^2 / V``
+    (module docstring): discrete Laplace proposals until one is accepted."""
+    t = root + 1
+    m = root * t
     while True:
         y = discrete_laplace(rng, t)
         magnitude = abs(y)
         if magnitude > _PRODUCT_LIMIT // t:
             continue
-        x = abs(magnitude * t - square)
+        x = abs(magnitude * t - variance)
         whole = x // m
         part = x - whole * m
         accepted = True
         for _ in range(whole):
-            if not (bernoulli_exp(rng, whole, 2) and bernoulli_exp_at_most_one(rng, part, m)):
+            if not (bernoulli_exp(rng, whole * weight, 2 * total)
+                    and bernoulli_exp_of_product(rng, part, m, weight, total)):
                 accepted = False
                 break
-        if accepted and bernoulli_exp_half_square(rng, part, m):
+        if accepted and bernoulli_exp_half_square(rng, part, m, weight, total):
             return y
 
 

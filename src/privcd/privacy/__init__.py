@@ -26,6 +26,7 @@ _MODULES = {
     "joint": ("JointRelease",),
     "grid_gaussian": ("grid_noise", "grid_spacings"),
     "grid_sum": ("sampled_grid_noise",),  # calibrates by RDP: imports dp-accounting
+    "grid_dual": ("dual_grid_noise",),  # calibrates by RDP: imports dp-accounting
     "composition": ("advanced_composition_epsilon", "advanced_composition_epsilon_per_step"),
     "greedy_composition": ("greedy_epsilon", "greedy_epsilon_per_step", "grid_release_noise"),  # imports dp-accounting
     # These import dp-accounting.

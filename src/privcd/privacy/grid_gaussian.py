@@ -88,11 +88,18 @@ def grid_ratio(noise_multiplier, largest_sigma=LARGEST_SIGMA):
     return int(2 ** min(max(exponent, 0), round(math.log2(FINEST_RATIO))))
 
 
+def summation_gamma(n_terms):
+    """``gamma_{n-1} = (n - 1) u / (1 - (n - 1) u)``, exactly: a float64 sum of ``n`` terms, in any order,
+    is within ``gamma_{n-1}`` times the sum of their magnitudes of the exact sum (Higham 2002, *Accuracy
+    and Stability of Numerical Algorithms*, eq. (4.4))."""
+    return (n_terms - 1) * ROUNDING / (1 - (n_terms - 1) * ROUNDING)
+
+
 def sensitivity_units(n_terms, ratio):
     """``S``: the most two neighbours' rounded ``g / h`` can differ by (module docstring), exactly."""
     n = check_positive_int("n_terms", n_terms)
     k = check_positive_int("ratio", ratio)
-    gamma = (n - 1) * ROUNDING / (1 - (n - 1) * ROUNDING)
+    gamma = summation_gamma(n)
     spread = Fraction(k) / (1 - ROUNDING) ** 3 * (1 + n * (gamma + 2 * ROUNDING * (1 + gamma)))
     return math.floor(spread + 1)
 

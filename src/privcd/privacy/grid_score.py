@@ -34,7 +34,7 @@ from fractions import Fraction
 import numpy as np
 
 from privcd.kernels.discrete_noise import MAX_SIGMA, discrete_gaussian
-from privcd.privacy.grid_gaussian import FINEST_RATIO, ROUNDING
+from privcd.privacy.grid_gaussian import FINEST_RATIO, ROUNDING, summation_gamma
 from privcd.validation import check_positive, check_positive_int
 
 
@@ -51,7 +51,7 @@ def score_sensitivity_units(n, ratio):
     """``S``: the most two neighbours' ``rint(fl(d / h))`` can differ by (module docstring), exactly."""
     n = check_positive_int("n", n)
     k = check_positive_int("ratio", ratio)
-    gamma = (n - 1) * ROUNDING / (1 - (n - 1) * ROUNDING)
+    gamma = summation_gamma(n)
     spread = Fraction(k) * (1 + 2 * n * gamma + 2 * ROUNDING * n * (1 + gamma) * (2 + ROUNDING)) / (1 - ROUNDING)
     return math.floor(spread) + 1
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from privcd.kernels.discrete_noise import MAX_SIGMA
-from privcd.privacy.grid_gaussian import FINEST_RATIO, ROUNDING
+from privcd.privacy.grid_gaussian import FINEST_RATIO, ROUNDING, summation_gamma
 from privcd.validation import check_number, check_positive_int
 
 ROUNDING_SHARE = 64  # K >= ROUNDING_SHARE sqrt(p): the rounding's sqrt(p) is at most 1/64 of the sensitivity
@@ -75,13 +75,15 @@ def sum_grid_ratio(n_features, noise_multiplier):
     return int(min(wanted, room))
 
 
-def sum_sensitivity_units(batch_size, n_features, ratio):
-    """``S``: the most two neighbours' ``rint(fl(G / h))`` can be apart in L2 (module docstring), exactly."""
+def sum_sensitivity_units(batch_size, n_features, ratio, term_bound=1):
+    """``S``: the most two neighbours' ``rint(fl(G / h))`` can be apart in L2 (module docstring), exactly,
+    for computed terms of norm at most ``C term_bound (1 + (p + 8) u)`` (``term_bound`` a rational >= 1:
+    1 for DP-SGD's clipped gradients, the rows' checked bound for DP-SCD's :mod:`~privcd.privacy.grid_dual`)."""
     m = check_positive_int("batch_size", batch_size)
     p = check_positive_int("n_features", n_features)
     k = check_positive_int("ratio", ratio)
-    gamma = (m - 1) * ROUNDING / (1 - (m - 1) * ROUNDING)
-    term = 1 + (p + 8) * ROUNDING
+    gamma = summation_gamma(m)
+    term = Fraction(term_bound) * (1 + (p + 8) * ROUNDING)
     spread = Fraction(k) * term * (1 + m * gamma) + ROUNDING * m * k * term * (1 + gamma)
     return math.floor(spread) + math.isqrt(p) + 2
 
