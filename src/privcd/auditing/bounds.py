@@ -107,17 +107,25 @@ def gaussian_epsilon(mu, delta):
     return float(dp_accounting.get_epsilon_gaussian(1.0 / mu, delta))
 
 
+def threshold_rates(inside, outside, confidence, count=CANDIDATE_THRESHOLDS, central=0.0):
+    """``(candidates, FPR, FNR)``: ``count`` quantiles of the pooled scores, from ``central`` to ``1 -
+    central``, and the Clopper-Pearson upper bounds (level ``1 - (1 - confidence) / 2``) of the test
+    "D if score > threshold" at each."""
+    inside, outside = np.sort(inside), np.sort(outside)
+    levels = np.linspace(central, 1.0 - central, count)
+    candidates = np.unique(np.quantile(np.concatenate([inside, outside]), levels))
+    false_negatives = np.searchsorted(inside, candidates, side="right")
+    false_positives = outside.size - np.searchsorted(outside, candidates, side="right")
+    level = 1.0 - (1.0 - confidence) / 2.0
+    return (candidates, clopper_pearson_upper(false_positives, outside.size, level),
+            clopper_pearson_upper(false_negatives, inside.size, level))
+
+
 def best_threshold(inside, outside, delta, confidence, gaussian=False):
     """The threshold whose test gives the largest :func:`epsilon_lower_bound` (``gaussian``: the
     largest :func:`mu_lower_bound`) on these scores, among :data:`CANDIDATE_THRESHOLDS` quantiles of
     them (run it on a split the final bound does not use)."""
-    inside, outside = np.sort(inside), np.sort(outside)
-    candidates = np.unique(np.quantile(np.concatenate([inside, outside]), np.linspace(0.0, 1.0, CANDIDATE_THRESHOLDS)))
-    false_negatives = np.searchsorted(inside, candidates, side="right")
-    false_positives = outside.size - np.searchsorted(outside, candidates, side="right")
-    level = 1.0 - (1.0 - confidence) / 2.0
-    fpr = clopper_pearson_upper(false_positives, outside.size, level)
-    fnr = clopper_pearson_upper(false_negatives, inside.size, level)
+    candidates, fpr, fnr = threshold_rates(inside, outside, confidence)
     with np.errstate(divide="ignore", invalid="ignore"):
         if gaussian:
             scores = mu_from_rates(fpr, fnr)

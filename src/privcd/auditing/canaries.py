@@ -22,9 +22,9 @@ DP-GCD's and DP-SkGD's selections (the canary's clipped gradients have the same 
 coordinate, so which coordinate or block is taken leaks nothing; DP-GCD's releases are Laplace,
 for which the sum is a good statistic but not the likelihood ratio); DP-CD-P's private
 smoothness constants (D and D' have the same X, so the Laplace release of the M_j has the same law
-under both); and the sampled algorithms (DP-SGD with small batches, DP-SCD, SEQDP-SCD), whose
-final state hides which steps held the canary, where the accounting covers every intermediate
-release.
+under both); and the dual algorithms (DP-SCD, SEQDP-SCD), whose final state hides which steps held
+the canary, where the accounting covers every intermediate release. DP-SGD with sampled batches
+has its own pair, the accounting's dominating one, observed at every step (:func:`sampled_sgd_pair`).
 
 Smoothness constants come from the public ``row_norm_bound`` (the canary's norm), the same in D and
 D', so the audit tests the algorithm's guarantee with public constants, the library's default.
@@ -105,14 +105,52 @@ def coordinate_pair(options, *, features=2, passes=2):
 
 def sgd_pair(options, *, passes=4):
     """DP-SGD: one feature; the canary's per-sample gradient clipped to norm C is ``-/+ C``, the
-    largest change of a batch's clipped sum; full batches (``batch_size = n``, the default here)
-    release it at every step, smaller batches when the canary is drawn."""
-    inside, outside = canary_problems([1.0])
+    largest change of a batch's clipped sum. Full batches (``batch_size = n``, the default here)
+    release it at every step: :func:`canary_problems` and the model's projection. Sampled batches:
+    :func:`sampled_sgd_pair`."""
     arguments = {"passes": passes, "step": 0.5, "clip": 1.0, "batch_size": RECORDS, **options}
+    if arguments["batch_size"] < RECORDS:
+        return sampled_sgd_pair(arguments)
+    inside, outside = canary_problems([1.0])
     return CanaryPair(
         inside, outside, arguments, model_projection([1.0]),
         "the canary's clipped gradient is the largest change of each batch's sum it enters, and nothing else "
         "moves the model, so w sums every release's signal")
+
+
+def sampled_sgd_pair(arguments):
+    """DP-SGD with batches of b < n records drawn without replacement: the dominating pair, observed
+    step by step.
+
+    D' holds n copies of one record whose clipped gradient is ``+C``; D replaces one copy by the canary,
+    whose clipped gradient is ``-C``. A batch's sum is ``b C`` on D' and, on D, ``(b - 2) C`` when it
+    holds the canary (probability ``q = b / n``): after centring, ``N(0, s^2)`` against ``(1 - q) N(0,
+    s^2) + q N(-2 C, s^2)``, the pair of :mod:`privcd.privacy.replace_one_pld` (the ``g'_i = g_k``
+    case of its coupling). The adversary sees every iterate, as the guarantee allows (checkpoints at
+    every step), reads each step's release ``x_t`` from two consecutive iterates, and sums the
+    pair's log-likelihood ratios ``log((1 - q) + q exp(-2 C (x_t + C) / s^2))`` at the claimed ``s``:
+    the Neyman-Pearson test of the composed pair."""
+    n, b = RECORDS, arguments["batch_size"]
+    steps = round(arguments["passes"] * n / b)
+    arguments = {**arguments, "checkpoints": steps}
+    X = np.ones((n, 1))
+    outside_labels = np.full(n, -LABEL)
+    inside_labels = outside_labels.copy()
+    inside_labels[0] = LABEL
+    inside, outside = (Problem(X, labels, "squared", "l2", 0.0, row_norm_bound=1.0)
+                       for labels in (inside_labels, outside_labels))
+
+    def score(module, problem, plan, seed):
+        path = module.run(problem, plan, seed)[1][:, 0]
+        clip, batch = plan.kernel["clip"], plan.kernel["batch_size"]
+        releases = (path[:-1] - path[1:]) * batch / plan.kernel["step"] - batch * clip
+        sigma = plan.calibration.noise_multiplier * 2.0 * clip  # the claim's, not a mutant's
+        q = batch / problem.n_samples
+        return float(np.sum(np.logaddexp(np.log1p(-q), np.log(q) - 2.0 * clip * (releases + clip) / sigma**2)))
+    return CanaryPair(
+        inside, outside, arguments, score,
+        "the canary replaces a record whose clipped gradient is its opposite, the dominating pair of a step "
+        "sampled without replacement, and the sum of each step's likelihood ratio is the optimal test")
 
 
 def dual_pair(options, *, passes=1):

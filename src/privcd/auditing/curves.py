@@ -1,0 +1,128 @@
+"""Audits against a privacy curve: the smallest noise multiplier a test's error rates contradict.
+
+A claim computed by a privacy loss distribution (DP-SGD with sampled batches, accounted by the
+symmetrised pair of :mod:`privcd.privacy.replace_one_pld`) is a whole privacy profile
+``delta_z(epsilon)``, not one (epsilon, delta). A test with false positive and false negative rates
+FPR and FNR contradicts the profile if, for some epsilon,
+
+    max(1 - FNR - e^epsilon FPR, 1 - FPR - e^epsilon FNR) > delta_z(epsilon)
+
+(Kairouz, Oh and Viswanath 2015, Theorem 2.1, at every epsilon: the mechanism is then not
+``(epsilon, delta_z(epsilon))``-DP). The profiles of one mechanism family are ordered by the noise
+multiplier (more noise, a smaller profile), so the multipliers a test contradicts form an interval
+``[z_c, inf)``; :meth:`ProfileTable.smallest_contradicted_multiplier` finds ``z_c``, with each
+profile the pessimistic PLD's (an upper bound on ``delta_z``, so a contradiction found is one of
+the true profile) and the rates' Clopper-Pearson upper bounds; the search stays within 4x of the
+claimed multiplier. If the audited mechanism's profile
+is that of a family member, its multiplier is below ``z_c`` and its epsilon at the claimed delta is
+at least ``epsilon_z_c(delta)``: the bound reported. :class:`ProfileTable` tabulates the profiles
+once per audit, so the threshold can be chosen by the bound it gives. This is Nasr et al. 2023's reading of a test
+through the claimed curve (their Gaussian case is :func:`privcd.auditing.bounds.mu_lower_bound`),
+for the PLD families; one test at moderate rates then bounds the whole curve. A sound mechanism's
+test stays under its own profile (with the rates' confidence), so ``z_c`` is above its
+multiplier and the bound below its claim.
+"""
+import math
+
+import numpy as np
+
+from privcd.privacy.mechanisms import SubsampledGaussian
+
+PROFILE_DISCRETIZATION = 1e-3  # the PLD grid of the profiles (pessimistic: coarser only lowers the bound)
+PROFILE_POINTS = 200  # epsilons at which a profile is compared with the rates
+SEARCH_RANGE = 4.0  # multipliers searched: the claimed z over and times this (below z / 4 the PLDs grow slow)
+SEARCH_POINTS = 33  # profiles tabulated on a log grid of that range (9% apart)
+REFINEMENT_STEPS = 12  # bisection steps inside the grid cell of the final bound
+CANDIDATE_THRESHOLDS = 200  # thresholds the selection split tries (each against every tabulated profile)
+
+
+def is_curve_claim(calibration):
+    """True for a claim this module reads: Gaussian sums over batches drawn without replacement
+    (fewer than every record), accounted by the symmetrised PLD (``"pld"``)."""
+    mechanism = calibration.mechanism
+    return (isinstance(mechanism, SubsampledGaussian) and mechanism.sampling == "without-replacement"
+            and mechanism.batch_size < mechanism.n and calibration.accountant == "pld"
+            and calibration.noise_multiplier > 0)
+
+
+def epsilon_grid(claim_epsilon):
+    """The epsilons at which profiles are compared: 0 to ``4 claim + 10``."""
+    return np.linspace(0.0, 4.0 * claim_epsilon + 10.0, PROFILE_POINTS)
+
+
+def claimed_profile(mechanism, noise_multiplier, epsilons):
+    """``delta_z(epsilon)`` of ``mechanism`` at multiplier ``z``: the symmetrised pair's pessimistic PLD
+    composed ``T`` times."""
+    from privcd.privacy.replace_one_pld import symmetrised_pld
+
+    step = symmetrised_pld(noise_multiplier, mechanism.batch_size / mechanism.n, PROFILE_DISCRETIZATION)
+    return np.asarray(step.self_compose(mechanism.steps).get_delta_for_epsilon(epsilons))
+
+
+def empirical_profile(false_positive_rate, false_negative_rate, epsilons):
+    """The delta each epsilon needs to allow the rates (module docstring; arrays of rates broadcast
+    against ``epsilons`` on a new last axis)."""
+    fpr = np.asarray(false_positive_rate, dtype=float)[..., None]
+    fnr = np.asarray(false_negative_rate, dtype=float)[..., None]
+    growth = np.exp(epsilons)
+    return np.maximum(1.0 - fnr - growth * fpr, 1.0 - fpr - growth * fnr)
+
+
+class ProfileTable:
+    """The claimed family's profiles at :data:`SEARCH_POINTS` multipliers, log-spaced within
+    :data:`SEARCH_RANGE` of the claimed ``z``, on :func:`epsilon_grid` of the claim."""
+
+    def __init__(self, mechanism, noise_multiplier, claim_epsilon):
+        self.mechanism = mechanism
+        self.epsilons = epsilon_grid(claim_epsilon)
+        self.multipliers = noise_multiplier * np.geomspace(1.0 / SEARCH_RANGE, SEARCH_RANGE, SEARCH_POINTS)
+        self.profiles = np.array([claimed_profile(mechanism, z, self.epsilons) for z in self.multipliers])
+
+    def contradicted(self, false_positive_rate, false_negative_rate, profile):
+        """Whether rates (arrays allowed) contradict one profile (module docstring)."""
+        empirical = empirical_profile(false_positive_rate, false_negative_rate, self.epsilons)
+        return np.max(empirical - profile, axis=-1) > 0.0
+
+    def smallest_contradicted_index(self, false_positive_rate, false_negative_rate):
+        """Per rate pair, the index of the smallest tabulated multiplier contradicted (the family's
+        ordering makes the contradicted ones a tail); ``SEARCH_POINTS`` when none is."""
+        rates = np.broadcast(np.asarray(false_positive_rate), np.asarray(false_negative_rate)).shape
+        index = np.full(rates, SEARCH_POINTS)
+        for i in range(SEARCH_POINTS - 1, -1, -1):
+            hit = self.contradicted(false_positive_rate, false_negative_rate, self.profiles[i])
+            if not np.any(hit):
+                break
+            index = np.where(hit, i, index)
+        return index
+
+    def smallest_contradicted_multiplier(self, false_positive_rate, false_negative_rate):
+        """``z_c`` of one rate pair: the tabulated cell, then :data:`REFINEMENT_STEPS` bisection steps on
+        log z inside it; ``inf`` when no multiplier of the range is contradicted, the range's lowest
+        when all are (a bound, then, capped at it)."""
+        index = int(self.smallest_contradicted_index(false_positive_rate, false_negative_rate))
+        if index >= SEARCH_POINTS:
+            return math.inf
+        if index == 0:
+            return float(self.multipliers[0])
+        low, high = math.log(self.multipliers[index - 1]), math.log(self.multipliers[index])
+        for _ in range(REFINEMENT_STEPS):
+            middle = (low + high) / 2.0
+            profile = claimed_profile(self.mechanism, math.exp(middle), self.epsilons)
+            if self.contradicted(false_positive_rate, false_negative_rate, profile):
+                high = middle
+            else:
+                low = middle
+        return math.exp(high)
+
+
+def curve_epsilon(mechanism, noise_multiplier, delta):
+    """Epsilon at ``delta`` of ``mechanism`` at multiplier ``z`` by the ``"pld"`` accountant (0 for
+    ``z = inf``)."""
+    if math.isinf(noise_multiplier):
+        return 0.0
+    from privcd.privacy.events import subsampled_gaussian_event
+    from privcd.privacy.search import epsilon_of
+
+    event = subsampled_gaussian_event(noise_multiplier, mechanism.steps, batch_size=mechanism.batch_size,
+                                      n=mechanism.n, sampling=mechanism.sampling)
+    return float(epsilon_of(event, delta, "pld"))
