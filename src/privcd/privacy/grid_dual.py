@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from privcd.kernels.discrete_noise import MAX_SIGMA, MAX_VARIANCE
-from privcd.privacy.grid_gaussian import FINEST_RATIO
+from privcd.privacy.grid_gaussian import FINEST_RATIO, largest_fitting_ratio
 from privcd.privacy.grid_sum import sum_grid_ratio, sum_sensitivity_units
 from privcd.validation import check_positive_int
 
@@ -98,11 +98,12 @@ def dual_sigma(noise_multiplier, ratio):
 def dual_grid_ratio(noise_multiplier, steps):
     """``K_a``: the largest power of two at most 1,024 with ``(T - 1) s_a^2 <= MAX_VARIANCE``."""
     check_positive_int("steps", steps)
-    ratio = FINEST_RATIO
-    while ratio >= 1:
-        if max(steps - 1, 1) * dual_sigma(noise_multiplier, ratio) ** 2 <= MAX_VARIANCE:
-            return ratio
-        ratio //= 2
+
+    def fits(ratio):
+        return max(steps - 1, 1) * dual_sigma(noise_multiplier, ratio) ** 2 <= MAX_VARIANCE
+    ratio = largest_fitting_ratio(FINEST_RATIO, fits)
+    if fits(ratio):
+        return ratio
     raise ValueError(f"a DP-SCD release of {steps} steps at noise multiplier {noise_multiplier:.4g} would need lazily "
                      f"summed dual noise of variance above {MAX_VARIANCE} grid units; lower the noise (a larger "
                      "epsilon) or run fewer steps (fewer passes or larger batches)")

@@ -79,13 +79,21 @@ class GridNoise:
     epsilon: float
 
 
+def largest_fitting_ratio(wanted, fits):
+    """The largest power of two ``K <= wanted`` (itself a power of two) with ``fits(K)``, halving from
+    ``wanted``; 1 when none does (the callers' noise limits: every grid module picks its K so)."""
+    ratio = wanted
+    while ratio > 1 and not fits(ratio):
+        ratio //= 2
+    return ratio
+
+
 def grid_ratio(noise_multiplier, largest_sigma=LARGEST_SIGMA):
-    """``K``: 1,024, or the power of two that keeps ``s = z K`` near ``largest_sigma`` (module
+    """``K``: 1,024, or the power of two that keeps ``s = z K`` within ``largest_sigma`` (module
     docstring; :data:`ZCDP_LARGEST_SIGMA` where the steps are accounted by concentrated DP, whose
     cost does not grow with s)."""
     z = check_number("noise_multiplier", noise_multiplier, low=0.0)
-    exponent = math.floor(math.log2(largest_sigma / z))
-    return int(2 ** min(max(exponent, 0), round(math.log2(FINEST_RATIO))))
+    return largest_fitting_ratio(FINEST_RATIO, lambda ratio: z * ratio <= largest_sigma)
 
 
 def summation_gamma(n_terms):

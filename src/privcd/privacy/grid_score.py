@@ -34,7 +34,7 @@ from fractions import Fraction
 import numpy as np
 
 from privcd.kernels.discrete_noise import MAX_SIGMA, discrete_gaussian
-from privcd.privacy.grid_gaussian import FINEST_RATIO, ROUNDING, summation_gamma
+from privcd.privacy.grid_gaussian import FINEST_RATIO, ROUNDING, largest_fitting_ratio, summation_gamma
 from privcd.validation import check_positive, check_positive_int
 
 
@@ -61,13 +61,10 @@ def score_grid(bound, n, mu):
     mu-GDP (module docstring)."""
     bound = check_positive("bound", bound)
     mu = check_positive("mu", mu)
-    ratio = FINEST_RATIO
-    while True:
-        sensitivity = score_sensitivity_units(n, ratio)
-        sigma = math.ceil(sensitivity / mu)
-        if sigma <= MAX_SIGMA // 2 or ratio == 1:
-            break
-        ratio //= 2
+    ratio = largest_fitting_ratio(FINEST_RATIO,
+                                  lambda ratio: math.ceil(score_sensitivity_units(n, ratio) / mu) <= MAX_SIGMA // 2)
+    sensitivity = score_sensitivity_units(n, ratio)
+    sigma = math.ceil(sensitivity / mu)
     if sigma > MAX_SIGMA:
         raise ValueError(f"mu={mu!r}: a release's score noise would need a discrete Gaussian of sigma {sigma} > "
                          f"{MAX_SIGMA} grid units; give the score a larger share of the budget")

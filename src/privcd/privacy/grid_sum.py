@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from privcd.kernels.discrete_noise import MAX_SIGMA
-from privcd.privacy.grid_gaussian import FINEST_RATIO, ROUNDING, summation_gamma
+from privcd.privacy.grid_gaussian import FINEST_RATIO, ROUNDING, largest_fitting_ratio, summation_gamma
 from privcd.validation import check_number, check_positive_int
 
 ROUNDING_SHARE = 64  # K >= ROUNDING_SHARE sqrt(p): the rounding's sqrt(p) is at most 1/64 of the sensitivity
@@ -71,8 +71,7 @@ def sum_grid_ratio(n_features, noise_multiplier):
     p = check_positive_int("n_features", n_features)
     z = check_number("noise_multiplier", noise_multiplier, low=0.0)
     wanted = max(FINEST_RATIO, 2 ** math.ceil(math.log2(ROUNDING_SHARE * math.sqrt(p))))
-    room = 2 ** max(0, math.floor(math.log2(MAX_SIGMA / (2.0 * z * (1.0 + ROUNDING_SHARE ** -1)))))
-    return int(min(wanted, room))
+    return largest_fitting_ratio(wanted, lambda ratio: 2.0 * z * (1.0 + ROUNDING_SHARE ** -1) * ratio <= MAX_SIGMA)
 
 
 def sum_sensitivity_units(batch_size, n_features, ratio, term_bound=1):
