@@ -10,9 +10,15 @@ noise the kernels really add, with the clipping they really apply, does not deli
 Where the claim is a Gaussian trade-off curve (:func:`claimed_mu`: T composed Gaussian releases,
 DP-CD, DP-SkGD and full-batch DP-SGD), the test bounds mu instead, and the bound on epsilon is
 that of the mu bound at the claimed delta (``statistic = "gaussian"``). Where it is the profile of
-a PLD (DP-SGD with sampled batches), the test bounds the noise multiplier of the claimed family
-(:mod:`privcd.auditing.curves`, ``"curve"``). Elsewhere it bounds epsilon at delta directly
+a PLD (DP-SGD with sampled batches, DP-GCD), the test bounds the noise multiplier of the claimed
+family (:mod:`privcd.auditing.curves`, ``"curve"``). Elsewhere it bounds epsilon at delta directly
 (``"approximate-dp"``).
+
+A bound above the claim is a proof, with the given confidence, that the claim is false: the test's
+rates lie outside the claimed trade-off curve (Gaussian, profile, or (epsilon, delta) region). Below
+the claim, the Gaussian and curve statistics read the rates in the claimed family's units: the
+epsilon of the weakest member the rates contradict, a lower bound on epsilon if the mechanism's
+curve is that family's (Nasr et al. 2023). The approximate-dp bound needs no such assumption.
 """
 import math
 import time
@@ -59,8 +65,9 @@ class AuditResult:
         The test on the bound's split: its threshold, runs and errors.
     seconds : float
         Wall time of the audit.
-    statistic : {"gaussian", "approximate-dp"}
-        What the test bounded: mu of a Gaussian claim, or epsilon at delta.
+    statistic : {"gaussian", "curve", "approximate-dp"}
+        What the test bounded: mu of a Gaussian claim, the multiplier of a PLD family's claim, or
+        epsilon at delta.
     mu, mu_lower : float or None
         A Gaussian claim's mu and the audit's lower bound on it (None for the others).
     """

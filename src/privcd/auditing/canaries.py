@@ -18,13 +18,16 @@ better: the audit is as tight as the mechanism allows, and equals the claim when
 is exact (DP-CD and full-batch DP-SGD: T composed Gaussians are one Gaussian).
 
 Where the pair is not worst case, and so the audit is looser than the claim by design:
-DP-GCD's and DP-SkGD's selections (the canary's clipped gradients have the same magnitude on every
-coordinate, so which coordinate or block is taken leaks nothing; DP-GCD's releases are Laplace,
-for which the sum is a good statistic but not the likelihood ratio); DP-CD-P's private
+DP-SkGD's selections (the canary's clipped gradients have the same magnitude on every coordinate,
+so which block is taken leaks nothing); DP-GCD's selections, which the accounting bounds as any
+``epsilon'``-DP mechanism while two-way report-noisy-max with Laplace noise is randomized response
+at about ``epsilon' / 2`` on its worst pair (:func:`greedy_pair`: the pair's own epsilon is 0.75 of
+the claim); DP-CD-P's private
 smoothness constants (D and D' have the same X, so the Laplace release of the M_j has the same law
 under both); and the dual algorithms (DP-SCD, SEQDP-SCD), whose final state hides which steps held
 the canary, where the accounting covers every intermediate release. DP-SGD with sampled batches
-has its own pair, the accounting's dominating one, observed at every step (:func:`sampled_sgd_pair`).
+has its own pair, the accounting's dominating one, observed at every step (:func:`sampled_sgd_pair`);
+so has DP-GCD, whose selections leak too (:func:`greedy_pair`).
 
 Smoothness constants come from the public ``row_norm_bound`` (the canary's norm), the same in D and
 D', so the audit tests the algorithm's guarantee with public constants, the library's default.
@@ -35,6 +38,7 @@ from typing import Callable
 import numpy as np
 
 from privcd.algorithms import dp_scd
+from privcd.algorithms.base import coordinate_step_sizes
 from privcd.problem import Problem
 
 LABEL = 1e6  # |y| of the canary: clipping saturates its gradient (2 |<w, x> - y| |x_j| >> C) in every run
@@ -101,6 +105,67 @@ def coordinate_pair(options, *, features=2, passes=2):
         inside, outside, {"passes": passes, "step": 0.5, "clip": 1.0, **options}, model_projection(direction),
         "every coordinate gets the largest clipped change the thresholds allow at every step, and nothing "
         "else moves the model, so <w, 1> sums every release's signal")
+
+
+def greedy_pair(options, *, passes=2, offsets=999):
+    """DP-GCD: the canary moves the two coordinates' gradients apart, so that the selection leaks too,
+    and the adversary reads every iteration.
+
+    Two features; ``offsets`` records ``(1, 1)`` labelled ``+Y`` and the canary ``(1, -1)`` labelled
+    ``+Y`` in D and ``-Y`` in D'. Every clipped gradient saturates: the records give ``-C`` on both
+    coordinates, the canary ``(-C, +C)`` in D and ``(+C, -C)`` in D', so with ``n = offsets + 1`` the
+    gradient is ``-(k + 1, k - 1) C / n`` in D and ``-(k - 1, k + 1) C / n`` in D' (``k = offsets``):
+    each entry moves by ``Delta = 2 C / n``, as far as the sensitivity allows, and the two scores
+    ``|g_j| / sqrt(M_j)`` move in opposite directions, the report-noisy-max argument's worst case
+    (dp-gcd Section 4.2). The offsets keep ``|g_j|`` far above the selection's noise
+    (``k C / n >= 15 b'`` for ``epsilon' >= 0.06``), so Algorithm 1's ``|g_j + chi_j|`` is
+    ``|g_j| - chi_j`` but with chance below ``1e-7``.
+
+    Score: the log-likelihood ratio of the whole transcript at the claimed ``epsilon'`` (checkpoints at
+    every iteration), the sum over iterations of the selection's ``+-log(F(epsilon' / 2) /
+    F(-epsilon' / 2))`` (F: the distribution function of the difference of two ``Lap(b')``, in units
+    of ``b' = 2 Delta / epsilon'``; coordinate 1 scores ``Delta`` higher in D, lower in D') and of the
+    release's ``(|r - g'_j| - |r - g_j|) / b``, ``r`` the released entry read from two consecutive
+    iterates: the Neyman-Pearson test of D against D' (with the sign flips neglected)."""
+    records = offsets + 1
+    arguments = {"passes": passes, "step": 0.5, "clip": 1.0, **options}
+    arguments["checkpoints"] = round(arguments["passes"])
+    X = np.ones((records, 2))
+    X[0, 1] = -1.0
+    inside, outside = (Problem(X, np.concatenate(([sign * LABEL], np.full(offsets, LABEL))), "squared", "l2", 0.0,
+                               row_norm_bound=float(np.sqrt(2.0)))
+                       for sign in (1.0, -1.0))
+
+    def score(module, problem, plan, seed):
+        _, path, extra = module.run(problem, plan, seed)
+        epsilon_step = np.sqrt(2.0) / plan.calibration.noise_multiplier  # the claim's, not a mutant's
+        threshold = extra["thresholds"][0]
+        sensitivity = 2.0 * threshold / records
+        gradient_inside = -np.array([offsets + 1, offsets - 1]) * threshold / records
+        gradient_outside = gradient_inside[::-1]
+        selected = extra["selected"]
+        steps = coordinate_step_sizes(problem.M, plan.kernel["step"])[selected]
+        releases = (path[:-1, selected] - path[1:, selected]).diagonal() / steps
+        scale = sensitivity / epsilon_step
+        release_ratio = (np.abs(releases - gradient_outside[selected])
+                         - np.abs(releases - gradient_inside[selected])) / scale
+        favoured = selection_log_ratio(epsilon_step)
+        return float(np.sum(release_ratio) + favoured * np.sum(np.where(selected == 0, 1.0, -1.0)))
+    return CanaryPair(
+        inside, outside, arguments, score,
+        "the canary moves the two gradient entries by the sensitivity in opposite directions, so both the "
+        "selection and the release of every iteration carry its signal, and the transcript's likelihood "
+        "ratio is the optimal test")
+
+
+def selection_log_ratio(epsilon_step):
+    """``log(F(x) / F(-x))`` at ``x = epsilon' / 2``: the log-likelihood ratio of two-way report-noisy-max
+    picking the coordinate whose score is ``Delta`` above the other's rather than below, with noise
+    ``Lap(b')``, ``b' = 2 Delta / epsilon'``. F is the distribution function of the difference of two
+    ``Lap(1)``, ``F(-x) = (1 + x / 2) e^-x / 2`` for ``x >= 0``."""
+    x = epsilon_step / 2.0
+    tail = (1.0 + x / 2.0) * np.exp(-x) / 2.0
+    return float(np.log1p(-tail) - np.log(tail))
 
 
 def sgd_pair(options, *, passes=4):
@@ -179,7 +244,7 @@ def dual_pair(options, *, passes=1):
 # fails tests/test_audit.py).
 PAIRS = {
     "dp-cd": coordinate_pair,
-    "dp-gcd": coordinate_pair,
+    "dp-gcd": greedy_pair,
     "dp-skgd": lambda options: coordinate_pair(options, features=4),
     "dp-sgd": sgd_pair,
     "dp-scd": dual_pair,

@@ -1,8 +1,10 @@
 """Audits against a privacy curve: the smallest noise multiplier a test's error rates contradict.
 
-A claim computed by a privacy loss distribution (DP-SGD with sampled batches, accounted by the
-symmetrised pair of :mod:`privcd.privacy.replace_one_pld`) is a whole privacy profile
-``delta_z(epsilon)``, not one (epsilon, delta). A test with false positive and false negative rates
+A claim computed by a privacy loss distribution is a whole privacy profile ``delta_z(epsilon)``, not
+one (epsilon, delta). Two families are read (:func:`claimed_pld`): DP-SGD with sampled batches
+(the symmetrised pair of :mod:`privcd.privacy.replace_one_pld`, T times), and DP-GCD (T pure-DP
+selections and T Laplace releases at ``epsilon' = sqrt(2) / z``,
+:func:`privcd.privacy.greedy_composition.greedy_pld`). A test with false positive and false negative rates
 FPR and FNR contradicts the profile if, for some epsilon,
 
     max(1 - FNR - e^epsilon FPR, 1 - FPR - e^epsilon FNR) > delta_z(epsilon)
@@ -26,7 +28,7 @@ import math
 
 import numpy as np
 
-from privcd.privacy.mechanisms import SubsampledGaussian
+from privcd.privacy.mechanisms import PureDpComposition, SubsampledGaussian
 
 PROFILE_DISCRETIZATION = 1e-3  # the PLD grid of the profiles (pessimistic: coarser only lowers the bound)
 PROFILE_POINTS = 200  # epsilons at which a profile is compared with the rates
@@ -37,12 +39,15 @@ CANDIDATE_THRESHOLDS = 200  # thresholds the selection split tries (each against
 
 
 def is_curve_claim(calibration):
-    """True for a claim this module reads: Gaussian sums over batches drawn without replacement
-    (fewer than every record), accounted by the symmetrised PLD (``"pld"``)."""
+    """True for a claim this module reads, accounted by privacy loss distributions (``"pld"``): Gaussian
+    sums over batches drawn without replacement (fewer than every record), or DP-GCD's composition of
+    pure-DP selections and Laplace releases."""
     mechanism = calibration.mechanism
-    return (isinstance(mechanism, SubsampledGaussian) and mechanism.sampling == "without-replacement"
-            and mechanism.batch_size < mechanism.n and calibration.accountant == "pld"
-            and calibration.noise_multiplier > 0)
+    if calibration.accountant != "pld" or not calibration.noise_multiplier > 0:
+        return False
+    sampled = (isinstance(mechanism, SubsampledGaussian) and mechanism.sampling == "without-replacement"
+               and mechanism.batch_size < mechanism.n)
+    return sampled or isinstance(mechanism, PureDpComposition)
 
 
 def epsilon_grid(claim_epsilon):
@@ -50,13 +55,23 @@ def epsilon_grid(claim_epsilon):
     return np.linspace(0.0, 4.0 * claim_epsilon + 10.0, PROFILE_POINTS)
 
 
-def claimed_profile(mechanism, noise_multiplier, epsilons):
-    """``delta_z(epsilon)`` of ``mechanism`` at multiplier ``z``: the symmetrised pair's pessimistic PLD
-    composed ``T`` times."""
+def claimed_pld(mechanism, noise_multiplier):
+    """The pessimistic PLD of ``mechanism`` at multiplier ``z``: for sampled DP-SGD the symmetrised pair
+    composed ``T`` times; for DP-GCD (``2 T`` pure-DP mechanisms) its accounting's composition at
+    ``epsilon' = sqrt(2) / z``."""
+    if isinstance(mechanism, PureDpComposition):
+        from privcd.privacy.greedy_composition import greedy_pld
+
+        return greedy_pld(math.sqrt(2.0) / noise_multiplier, mechanism.steps // 2)
     from privcd.privacy.replace_one_pld import symmetrised_pld
 
     step = symmetrised_pld(noise_multiplier, mechanism.batch_size / mechanism.n, PROFILE_DISCRETIZATION)
-    return np.asarray(step.self_compose(mechanism.steps).get_delta_for_epsilon(epsilons))
+    return step.self_compose(mechanism.steps)
+
+
+def claimed_profile(mechanism, noise_multiplier, epsilons):
+    """``delta_z(epsilon)`` of ``mechanism`` at multiplier ``z`` (:func:`claimed_pld`)."""
+    return np.asarray(claimed_pld(mechanism, noise_multiplier).get_delta_for_epsilon(epsilons))
 
 
 def empirical_profile(false_positive_rate, false_negative_rate, epsilons):
@@ -116,10 +131,14 @@ class ProfileTable:
 
 
 def curve_epsilon(mechanism, noise_multiplier, delta):
-    """Epsilon at ``delta`` of ``mechanism`` at multiplier ``z`` by the ``"pld"`` accountant (0 for
-    ``z = inf``)."""
+    """Epsilon at ``delta`` of ``mechanism`` at multiplier ``z`` by the ``"pld"`` accountant, as its
+    calibration computes it (0 for ``z = inf``)."""
     if math.isinf(noise_multiplier):
         return 0.0
+    if isinstance(mechanism, PureDpComposition):
+        from privcd.privacy.greedy_composition import greedy_epsilon
+
+        return float(greedy_epsilon(math.sqrt(2.0) / noise_multiplier, delta, mechanism.steps // 2))
     from privcd.privacy.events import subsampled_gaussian_event
     from privcd.privacy.search import epsilon_of
 

@@ -108,6 +108,13 @@ def greedy_epsilon(epsilon_step, delta, iterations, grid_points=GRID_POINTS_PER_
         return math.inf
     if epsilon_step == 0:
         return 0.0
+    return greedy_pld(epsilon_step, iterations, grid_points, release_grid).get_epsilon_for_delta(delta)
+
+
+def greedy_pld(epsilon_step, iterations, grid_points=GRID_POINTS_PER_STEP, release_grid=None):
+    """The pessimistic privacy loss distribution of ``iterations`` DP-GCD iterations at ``epsilon' > 0``
+    (:func:`greedy_epsilon`'s arguments): the T-fold compositions of the selections' pure-DP pair and
+    of the releases' Laplace (or discrete Laplace) pair, composed."""
     discretization = epsilon_step / grid_points
     selection = privacy_loss_distribution.from_privacy_parameters(
         DifferentialPrivacyParameters(epsilon_step, 0.0), value_discretization_interval=discretization)
@@ -119,8 +126,7 @@ def greedy_epsilon(epsilon_step, delta, iterations, grid_points=GRID_POINTS_PER_
         release = privacy_loss_distribution.from_discrete_laplace_mechanism(
             parameter=1.0 / scale, sensitivity=sensitivity, value_discretization_interval=discretization,
             use_connect_dots=True)  # pessimistic too (Doroshenko et al. 2022), and tighter on its S + 1 losses
-    composed = selection.self_compose(iterations).compose(release.self_compose(iterations))
-    return composed.get_epsilon_for_delta(delta)
+    return selection.self_compose(iterations).compose(release.self_compose(iterations))
 
 
 def greedy_epsilon_per_step(epsilon, delta, iterations):
