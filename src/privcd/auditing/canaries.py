@@ -43,6 +43,7 @@ from privcd.problem import Problem
 
 LABEL = 1e6  # |y| of the canary: clipping saturates its gradient (2 |<w, x> - y| |x_j| >> C) in every run
 RECORDS = 10  # n: records of each dataset (the canary and n - 1 zero records)
+MAX_ITERATIONS = 1024  # checkpoints asked of a pair read step by step: every iteration of its short runs
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,30 @@ def coordinate_pair(options, *, features=2, passes=2):
         inside, outside, {"passes": passes, "step": 0.5, "clip": 1.0, **options}, model_projection(direction),
         "every coordinate gets the largest clipped change the thresholds allow at every step, and nothing "
         "else moves the model, so <w, 1> sums every release's signal")
+
+
+def sketch_pair(options, *, features=4, passes=2):
+    """DP-SkGD: :func:`coordinate_pair`'s canary ``(1, ..., 1)``, read step by step. Each iteration is a
+    Gaussian mechanism of multiplier z whatever its block S (module docstring of
+    :mod:`privcd.algorithms.dp_skgd`), and the canary moves every entry of S by the same amount, so the
+    likelihood ratio test weighs every step alike: the score sums, over the iterations, the mean
+    move of the block's entries (checkpoints at every iteration; an empty block releases nothing).
+    The model's sum ``<w, 1>`` would weigh a step by its block's size, which costs the importance
+    sketch's random sizes a fifth of mu^2 (``E|S|^2 / E|S^2| = 4 / 5`` for 4 coordinates kept with
+    probability 1/2)."""
+    direction = np.ones(features)
+    inside, outside = canary_problems(direction)
+
+    def score(module, problem, plan, seed):
+        moves = np.diff(module.run(problem, plan, seed)[1], axis=0)
+        sizes = np.count_nonzero(moves, axis=1)
+        steps = sizes > 0
+        return float(np.sum(moves[steps].sum(axis=1) / sizes[steps]))
+    return CanaryPair(
+        inside, outside, {"passes": passes, "step": 0.5, "clip": 1.0, **options, "checkpoints": MAX_ITERATIONS},
+        score,
+        "every coordinate gets the largest clipped change the thresholds allow at every step, and nothing else "
+        "moves the model, so the sum over steps of each block's mean move is the likelihood ratio test")
 
 
 def greedy_pair(options, *, passes=2, offsets=999):
@@ -245,7 +270,7 @@ def dual_pair(options, *, passes=1):
 PAIRS = {
     "dp-cd": coordinate_pair,
     "dp-gcd": greedy_pair,
-    "dp-skgd": lambda options: coordinate_pair(options, features=4),
+    "dp-skgd": sketch_pair,
     "dp-sgd": sgd_pair,
     "dp-scd": dual_pair,
     "seqdp-scd": dual_pair,
