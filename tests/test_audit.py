@@ -269,12 +269,25 @@ def test_the_audit_study_checks_its_config_and_its_claims():
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['run'\]"):
         AuditStudy.from_config({"run": 5})
     assert job_seed(7, "dp-cd", 1.0, 50) == job_seed(7, "dp-cd", 1, 50) != job_seed(7, "dp-cd", 2.0, 50)
-    rows = [{"variant": "dp-cd", "sound": True, "epsilon": 1.0, "epsilon_lower": 0.9},
-            {"variant": "dp-scd-paper", "sound": False, "epsilon": 1.0, "epsilon_lower": 1.5}]
+    assert study.check_confidence() == pytest.approx(1 - 0.05 / 4)
+    rows = [{"variant": "dp-cd", "sound": True, "epsilon": 1.0, "epsilon_lower": 0.9, "epsilon_check": 0.85},
+            {"variant": "dp-scd-paper", "sound": False, "epsilon": 1.0, "epsilon_lower": 1.5, "epsilon_check": 1.4}]
     check_claims(frame(rows))  # an unsound variant above its claim is expected, not a failure
-    rows[0]["epsilon_lower"] = 1.01
-    with pytest.raises(AssertionError, match="dp-cd at epsilon=1: epsilon_lower=1.01"):
+    rows[0]["epsilon_lower"] = 1.01  # reported at 95%, not confirmed at the study's check confidence
+    check_claims(frame(rows))
+    rows[0]["epsilon_check"] = 1.005
+    with pytest.raises(AssertionError, match=r"dp-cd at epsilon=1: epsilon_check=1.005 \(reported bound 1.01\)"):
         check_claims(frame(rows))
+
+
+def test_the_check_confidence_bound_is_the_same_test_at_a_higher_confidence():
+    """``check_confidence`` reads the same counts at another confidence: lower at a higher one, equal at
+    the same one, for each statistic."""
+    for algorithm, options in (("dp-cd", {}), ("dp-gcd", {}), ("dp-scd", UNSOUND["dp-scd-paper"].options)):
+        same = audit(algorithm, epsilon=2.0, delta=1e-5, runs=3000, check_confidence=0.95, **options)
+        assert same.epsilon_check == same.epsilon_lower
+        strict = audit(algorithm, epsilon=2.0, delta=1e-5, runs=3000, check_confidence=0.999, **options)
+        assert strict.epsilon_lower == same.epsilon_lower and strict.epsilon_check < strict.epsilon_lower
 
 
 def test_the_summary_names_claim_bound_and_ratio():

@@ -1,6 +1,6 @@
 # Target "audit": the privacy audit of every configured variant at every epsilon (config section
 # `audit`, privcd.auditing.study), one job each, a table, a figure, and a check that fails when a
-# sound variant's lower bound exceeds its claim.
+# sound variant's lower bound exceeds its claim (each bound read at 1 - 0.05 / K for K audits).
 
 
 rule audit_run:
@@ -12,6 +12,7 @@ rule audit_run:
         delta=AUDIT.delta if AUDIT else None,
         runs=AUDIT.runs if AUDIT else None,
         seed=lambda wildcards: audit_seed(wildcards),
+        check_confidence=AUDIT.check_confidence() if AUDIT else None,
     conda:
         "../envs/privcd.yaml"
     log:

@@ -10,7 +10,7 @@ log_to(snakemake.log[0])
 params = snakemake.params
 variant = VARIANTS[params.variant]
 result = audit(variant.algorithm, epsilon=params.epsilon, delta=params.delta, runs=params.runs, seed=params.seed,
-               **variant.options)
+               check_confidence=params.check_confidence, **variant.options)
 write_parquet(frame([result_row(params.variant, params.epsilon, params.seed, result)]), snakemake.output[0])
 logging.info("%s at epsilon %g: epsilon_lower %.4f (claim %.4f), %d runs a side, %.1f s", params.variant,
              params.epsilon, result.epsilon_lower, result.epsilon, result.runs, result.seconds)

@@ -121,11 +121,11 @@ def threshold_rates(inside, outside, confidence, count=CANDIDATE_THRESHOLDS, cen
             clopper_pearson_upper(false_negatives, inside.size, level))
 
 
-def best_threshold(inside, outside, delta, confidence, gaussian=False):
+def best_threshold(inside, outside, delta, confidence, gaussian=False, central=0.0):
     """The threshold whose test gives the largest :func:`epsilon_lower_bound` (``gaussian``: the
     largest :func:`mu_lower_bound`) on these scores, among :data:`CANDIDATE_THRESHOLDS` quantiles of
-    them (run it on a split the final bound does not use)."""
-    candidates, fpr, fnr = threshold_rates(inside, outside, confidence)
+    them from ``central`` to ``1 - central`` (run it on a split the final bound does not use)."""
+    candidates, fpr, fnr = threshold_rates(inside, outside, confidence, central=central)
     with np.errstate(divide="ignore", invalid="ignore"):
         if gaussian:
             scores = mu_from_rates(fpr, fnr)

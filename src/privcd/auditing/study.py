@@ -4,6 +4,12 @@ One job audits one (variant, epsilon); its seed is derived from the base seed an
 (:func:`privcd.tuning.derive_seed`), so the jobs can run in any order or on any machine and give
 the same bits. The summary fails when a sound variant's lower bound exceeds its claim
 (:func:`check_claims`): that is a privacy bug, and CI runs it on the smoke config.
+
+The check reads each audit's bound at :meth:`AuditStudy.check_confidence`, ``1 - 0.05 / K`` for K
+audits (Bonferroni): a tight audit of a sound variant exceeds its claim with chance up to 5% at the
+reported 95%, so K such bounds would raise false alarms (one of 70 did, DP-SkGD's uniform sketch at
+epsilon 4, 1.004 of its claim, exactly DP-CD's Gaussians); at ``1 - 0.05 / K`` the chance that any
+sound claim is flagged is at most 5%.
 """
 import math
 from dataclasses import dataclass
@@ -18,7 +24,8 @@ from privcd.validation import check_number, check_positive, check_positive_int
 DEFAULTS = {"epsilons": [0.5, 1.0, 2.0, 4.0, 8.0], "delta": 1e-5, "runs": DEFAULT_RUNS, "variants": sorted(VARIANTS)}
 COLUMNS = ["variant", "label", "algorithm", "sound", "target_epsilon", "epsilon", "delta", "epsilon_lower",
            "ratio", "statistic", "mu", "mu_lower", "runs", "threshold", "false_negatives", "false_positives", "seed",
-           "seconds"]
+           "seconds", "epsilon_check"]
+FAMILY_ERROR = 0.05  # the check's chance of flagging any sound claim of the study
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,11 @@ class AuditStudy:
         """``(variant, epsilon)`` of every audit, in config order."""
         return [(variant, epsilon) for variant in self.variants for epsilon in self.epsilons]
 
+    def check_confidence(self):
+        """``1 - FAMILY_ERROR / K``, K the study's audits: the confidence of each bound :func:`check_claims`
+        reads (module docstring)."""
+        return 1.0 - FAMILY_ERROR / len(self.jobs())
+
 
 def job_seed(base_seed, variant, epsilon, runs):
     """The first run's seed of the audit of (variant, epsilon): derived from its identity, with room
@@ -67,15 +79,17 @@ def result_row(variant, target_epsilon, seed, result):
             "target_epsilon": float(target_epsilon), "epsilon": result.epsilon, "delta": result.delta,
             "epsilon_lower": result.epsilon_lower, "ratio": result.epsilon_lower / result.epsilon,
             "statistic": result.statistic, "mu": result.mu, "mu_lower": result.mu_lower, "runs": result.runs, "threshold": counts.threshold, "false_negatives": counts.false_negatives,
-            "false_positives": counts.false_positives, "seed": seed, "seconds": result.seconds}
+            "false_positives": counts.false_positives, "seed": seed, "seconds": result.seconds,
+            "epsilon_check": result.epsilon_check}
 
 
 def check_claims(table):
-    """Raise ``AssertionError`` naming every sound variant whose lower bound exceeds its claim."""
-    caught = table[table["sound"] & (table["epsilon_lower"] > table["epsilon"])]
+    """Raise ``AssertionError`` naming every sound variant whose bound at the study's check confidence
+    (``epsilon_check``, module docstring) exceeds its claim."""
+    caught = table[table["sound"] & (table["epsilon_check"] > table["epsilon"])]
     if len(caught):
-        lines = [f"{row.variant} at epsilon={row.epsilon:.6g}: epsilon_lower={row.epsilon_lower:.6g}"
-                 for row in caught.itertuples()]
+        lines = [f"{row.variant} at epsilon={row.epsilon:.6g}: epsilon_check={row.epsilon_check:.6g} "
+                 f"(reported bound {row.epsilon_lower:.6g})" for row in caught.itertuples()]
         raise AssertionError("privacy audit: a sound variant's lower bound exceeds its claim (a privacy bug):\n  "
                              + "\n  ".join(lines))
 
