@@ -8,5 +8,5 @@ from privcd.results.joblog import log_to
 log_to(snakemake.log[0])
 table = pd.read_parquet(snakemake.input[0])
 check_claims(table)
-write_text(f"{int(table['sound'].sum())} audits of sound variants, every lower bound at or below its claim\n",
+write_text(f"{int(table['sound'].sum())} audits of sound variants, every bound at the check confidence (1 - 0.05 / K) at or below its claim\n",
            snakemake.output[0])
