@@ -28,8 +28,8 @@ import numba
 import numpy as np
 
 from privcd.algorithms.base import with_noise_factor
-from privcd.auditing.bounds import (ErrorCounts, best_threshold, clopper_pearson_upper, count_errors,
-                                    epsilon_lower_bound, gaussian_epsilon, mu_lower_bound, threshold_rates)
+from privcd.auditing.bounds import (ErrorCounts, best_threshold, count_errors, epsilon_lower_bound, gaussian_epsilon,
+                                    mu_lower_bound, rate_bounds, threshold_rates)
 from privcd.auditing.canaries import PAIRS, canary_pair
 from privcd.auditing.curves import CANDIDATE_THRESHOLDS as CURVE_CANDIDATES, ProfileTable, curve_epsilon, is_curve_claim
 from privcd.auditing.variants import SOUND, UNSOUND, VARIANTS, Variant
@@ -219,8 +219,5 @@ def curve_epsilon_lower_bound(counts, table, calibration, confidence):
     """Epsilon at the claimed delta of the smallest multiplier the rates' Clopper-Pearson upper bounds
     contradict (:mod:`privcd.auditing.curves`): a lower bound with probability ``confidence`` on the
     epsilon of a mechanism of the claimed family."""
-    level = 1.0 - (1.0 - confidence) / 2.0
-    false_positive_rate = clopper_pearson_upper(counts.false_positives, counts.outside_runs, level)
-    false_negative_rate = clopper_pearson_upper(counts.false_negatives, counts.inside_runs, level)
-    multiplier = table.smallest_contradicted_multiplier(false_positive_rate, false_negative_rate)
+    multiplier = table.smallest_contradicted_multiplier(*rate_bounds(counts, confidence))
     return curve_epsilon(calibration.mechanism, multiplier, calibration.delta)

@@ -76,12 +76,17 @@ def count_errors(inside, outside, threshold):
                       false_positives=int(np.count_nonzero(outside > threshold)))
 
 
-def epsilon_lower_bound(counts, delta, confidence):
-    """The lower bound on epsilon that ``counts`` give with probability ``confidence`` (each rate's
-    Clopper-Pearson upper bound at level ``1 - (1 - confidence) / 2``)."""
+def rate_bounds(counts, confidence):
+    """``(FPR, FNR)`` upper bounds that hold together with probability ``confidence``: each rate's
+    Clopper-Pearson upper bound at level ``1 - (1 - confidence) / 2`` (union bound)."""
     level = 1.0 - (1.0 - confidence) / 2.0
-    return epsilon_from_rates(clopper_pearson_upper(counts.false_positives, counts.outside_runs, level),
-                              clopper_pearson_upper(counts.false_negatives, counts.inside_runs, level), delta)
+    return (clopper_pearson_upper(counts.false_positives, counts.outside_runs, level),
+            clopper_pearson_upper(counts.false_negatives, counts.inside_runs, level))
+
+
+def epsilon_lower_bound(counts, delta, confidence):
+    """The lower bound on epsilon that ``counts`` give with probability ``confidence`` (:func:`rate_bounds`)."""
+    return epsilon_from_rates(*rate_bounds(counts, confidence), delta)
 
 
 def mu_from_rates(false_positive_rate, false_negative_rate):
@@ -92,11 +97,8 @@ def mu_from_rates(false_positive_rate, false_negative_rate):
 
 
 def mu_lower_bound(counts, confidence):
-    """The lower bound on mu that ``counts`` give with probability ``confidence`` (each rate's
-    Clopper-Pearson upper bound at level ``1 - (1 - confidence) / 2``)."""
-    level = 1.0 - (1.0 - confidence) / 2.0
-    return mu_from_rates(clopper_pearson_upper(counts.false_positives, counts.outside_runs, level),
-                         clopper_pearson_upper(counts.false_negatives, counts.inside_runs, level))
+    """The lower bound on mu that ``counts`` give with probability ``confidence`` (:func:`rate_bounds`)."""
+    return mu_from_rates(*rate_bounds(counts, confidence))
 
 
 def gaussian_epsilon(mu, delta):

@@ -153,8 +153,7 @@ def greedy_pair(options, *, passes=2, offsets=999):
     release's ``(|r - g'_j| - |r - g_j|) / b``, ``r`` the released entry read from two consecutive
     iterates: the Neyman-Pearson test of D against D' (with the sign flips neglected)."""
     records = offsets + 1
-    arguments = {"passes": passes, "step": 0.5, "clip": 1.0, **options}
-    arguments["checkpoints"] = round(arguments["passes"])
+    arguments = {"passes": passes, "step": 0.5, "clip": 1.0, **options, "checkpoints": MAX_ITERATIONS}
     X = np.ones((records, 2))
     X[0, 1] = -1.0
     inside, outside = (Problem(X, np.concatenate(([sign * LABEL], np.full(offsets, LABEL))), "squared", "l2", 0.0,
@@ -220,9 +219,8 @@ def sampled_sgd_pair(arguments):
     every step), reads each step's release ``x_t`` from two consecutive iterates, and sums the
     pair's log-likelihood ratios ``log((1 - q) + q exp(-2 C (x_t + C) / s^2))`` at the claimed ``s``:
     the Neyman-Pearson test of the composed pair."""
-    n, b = RECORDS, arguments["batch_size"]
-    steps = round(arguments["passes"] * n / b)
-    arguments = {**arguments, "checkpoints": steps}
+    n = RECORDS
+    arguments = {**arguments, "checkpoints": MAX_ITERATIONS}
     X = np.ones((n, 1))
     outside_labels = np.full(n, -LABEL)
     inside_labels = outside_labels.copy()
