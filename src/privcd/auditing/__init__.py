@@ -30,6 +30,7 @@ import numpy as np
 from privcd.algorithms.base import with_noise_factor
 from privcd.auditing.bounds import (ErrorCounts, best_threshold, count_errors, epsilon_lower_bound, gaussian_epsilon,
                                     mu_lower_bound, rate_bounds, threshold_rates)
+from privcd.auditing import floating_point
 from privcd.auditing.canaries import PAIRS, canary_pair
 from privcd.auditing.curves import CANDIDATE_THRESHOLDS as CURVE_CANDIDATES, ProfileTable, curve_epsilon, is_curve_claim
 from privcd.auditing.variants import SOUND, UNSOUND, VARIANTS, Variant
@@ -70,13 +71,15 @@ class AuditResult:
         The test on the bound's split: its threshold, runs and errors.
     seconds : float
         Wall time of the audit.
-    statistic : {"gaussian", "curve", "approximate-dp"}
-        What the test bounded: mu of a Gaussian claim, the multiplier of a PLD family's claim, or
-        epsilon at delta.
+    statistic : {"gaussian", "curve", "approximate-dp", "floating-point"}
+        What the test bounded: mu of a Gaussian claim, the multiplier of a PLD family's claim,
+        epsilon at delta, or delta at every epsilon (the floating-point attack).
     mu, mu_lower : float or None
         A Gaussian claim's mu and the audit's lower bound on it (None for the others).
     epsilon_check : float or None
         The lower bound from the same test at ``check_confidence``, when asked.
+    delta_lower : float or None
+        The floating-point attack's lower bound on delta at every epsilon (None for the others).
     """
 
     algorithm: str
@@ -92,6 +95,7 @@ class AuditResult:
     mu: float | None = None
     mu_lower: float | None = None
     epsilon_check: float | None = None
+    delta_lower: float | None = None
 
 
 def claimed_mu(calibration):
@@ -108,7 +112,7 @@ def claimed_mu(calibration):
 
 
 def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, noise_factor=1.0, check_confidence=None,
-          **options):
+          attack=None, release=False, **options):
     """Audit ``algorithm`` at (epsilon, delta): run it ``runs`` times on each of D and D'
     (:func:`privcd.auditing.canaries.canary_pair`), choose the threshold of the test "D if score >
     threshold" on the first :data:`SELECTION_SHARE` of the runs, and bound epsilon from the test's
@@ -133,6 +137,11 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
     check_confidence : float in (0, 1), optional
         Also give the bound of the same test at this confidence (``epsilon_check``): a study of K
         audits checks its claims at ``1 - (1 - confidence) / K`` (:mod:`privcd.auditing.study`).
+    attack : {None, "floating-point"}
+        ``"floating-point"``: Mironov's attack on the noise as IEEE floats instead of the statistical
+        test (:mod:`privcd.auditing.floating_point`; DP-GCD): ``runs`` (default 2,000) first steps
+        on D, and an infinite bound when the share a neighbour cannot reach exceeds delta (with
+        ``confidence``), else 0; ``release=True`` attacks private releases (OS entropy, no seed).
     **options
         Options of the algorithm and of the audited run (``passes``, ``step``, ``clip``), over the
         design's defaults.
@@ -142,6 +151,9 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
     AuditResult
     """
     start = time.perf_counter()
+    if attack is not None:
+        return floating_point_audit(algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed,
+                                    confidence=confidence, attack=attack, release=release, start=start)
     runs = DEFAULT_RUNS if runs is None else check_positive_int("runs", runs)
     if runs < 10:
         raise ValueError(f"runs={runs}: an audit needs at least 10 runs on each dataset")
@@ -189,6 +201,24 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
         epsilon=calibration.epsilon, delta=delta, epsilon_lower=epsilon_lower, confidence=confidence,
         runs=runs, counts=counts, seconds=time.perf_counter() - start, statistic=statistic, mu=mu,
         mu_lower=mu_lower, epsilon_check=epsilon_check)
+
+
+def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, attack, release, start):
+    """:func:`audit` with ``attack="floating-point"`` (its docstring; :mod:`privcd.auditing.floating_point`):
+    ``statistic = "floating-point"``, ``delta_lower`` the unreachable share's lower bound."""
+    if attack != "floating-point":
+        raise ValueError(f"attack={attack!r}: expected None or 'floating-point'")
+    runs = floating_point.DEFAULT_RUNS if runs is None else check_positive_int("runs", runs)
+    seed = check_seed(seed)
+    confidence = check_number("confidence", confidence, low=0.0, high=1.0)
+    unreachable, (claim, claimed_delta) = floating_point.unreachable_share(
+        algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed, release=bool(release))
+    delta_lower = floating_point.delta_lower_bound(unreachable, runs, confidence)
+    return AuditResult(
+        algorithm=algorithm, options={**floating_point.ARGUMENTS, "release": bool(release)}, epsilon=claim,
+        delta=claimed_delta, epsilon_lower=math.inf if delta_lower > claimed_delta else 0.0, confidence=confidence,
+        runs=runs, counts=floating_point.floating_point_counts(unreachable, runs),
+        seconds=time.perf_counter() - start, statistic="floating-point", delta_lower=delta_lower)
 
 
 def lower_bounds(statistic, counts, calibration, table, confidence):
