@@ -96,6 +96,24 @@ def test_the_audit_figures_claim_line_shows_with_any_number_of_claims(epsilons):
         assert axis.get_xlim() == pytest.approx((xs[0], xs[-1]))
 
 
+def test_the_audit_figure_draws_an_infinite_bound_at_its_top_edge_and_names_it():
+    """The floating-point attack's bound is infinite: drawn at the top of the finite range, its
+    legend entry says so, and the axis stays finite."""
+    from privcd.plotting.audit import audit_figure
+
+    rows = [{"variant": variant, "algorithm": "dp-gcd", "label": label, "sound": sound, "target_epsilon": e,
+             "epsilon": e, "epsilon_lower": bound}
+            for variant, label, sound, bound in [("dp-gcd", "DP-GCD", True, 1.0),
+                                                 ("floats", "DP-GCD floats", False, float("inf"))]
+            for e in (1.0, 2.0)]
+    axis = audit_figure(pd.DataFrame(rows), title="t").axes[0]
+    top = axis.get_ylim()[1]
+    assert top == pytest.approx(2.0 * 1.05)
+    line = next(line for line in axis.get_lines() if line.get_label().startswith("DP-GCD floats"))
+    assert line.get_label() == "DP-GCD floats (unsound) (infinite: at the top)"
+    assert list(line.get_ydata()) == [top, top]
+
+
 def test_the_end_to_end_figure_colours_algorithms_as_every_figure_and_styles_protocols_by_line():
     import pandas as pd
 

@@ -153,7 +153,8 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
     start = time.perf_counter()
     if attack is not None:
         return floating_point_audit(algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed,
-                                    confidence=confidence, attack=attack, release=release, start=start)
+                                    confidence=confidence, check_confidence=check_confidence, attack=attack,
+                                    release=release, start=start)
     runs = DEFAULT_RUNS if runs is None else check_positive_int("runs", runs)
     if runs < 10:
         raise ValueError(f"runs={runs}: an audit needs at least 10 runs on each dataset")
@@ -203,7 +204,8 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
         mu_lower=mu_lower, epsilon_check=epsilon_check)
 
 
-def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, attack, release, start):
+def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, check_confidence, attack, release,
+                         start):
     """:func:`audit` with ``attack="floating-point"`` (its docstring; :mod:`privcd.auditing.floating_point`):
     ``statistic = "floating-point"``, ``delta_lower`` the unreachable share's lower bound."""
     if attack != "floating-point":
@@ -213,12 +215,18 @@ def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, a
     confidence = check_number("confidence", confidence, low=0.0, high=1.0)
     unreachable, (claim, claimed_delta) = floating_point.unreachable_share(
         algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed, release=bool(release))
-    delta_lower = floating_point.delta_lower_bound(unreachable, runs, confidence)
+    def bound(level):
+        return math.inf if floating_point.delta_lower_bound(unreachable, runs, level) > claimed_delta else 0.0
+
+    epsilon_check = None
+    if check_confidence is not None:
+        epsilon_check = bound(check_number("check_confidence", check_confidence, low=0.0, high=1.0))
     return AuditResult(
         algorithm=algorithm, options={**floating_point.ARGUMENTS, "release": bool(release)}, epsilon=claim,
-        delta=claimed_delta, epsilon_lower=math.inf if delta_lower > claimed_delta else 0.0, confidence=confidence,
-        runs=runs, counts=floating_point.floating_point_counts(unreachable, runs),
-        seconds=time.perf_counter() - start, statistic="floating-point", delta_lower=delta_lower)
+        delta=claimed_delta, epsilon_lower=bound(confidence), confidence=confidence, runs=runs,
+        counts=floating_point.floating_point_counts(unreachable, runs), seconds=time.perf_counter() - start,
+        statistic="floating-point", epsilon_check=epsilon_check,
+        delta_lower=floating_point.delta_lower_bound(unreachable, runs, confidence))
 
 
 def lower_bounds(statistic, counts, calibration, table, confidence):

@@ -3,7 +3,9 @@
 A variant is an algorithm with options. ``SOUND`` are privcd's own guarantees, whose audits must
 stay at or below their claim; ``UNSOUND`` are accountings kept by name for a reproduction, whose
 audits may exceed it (dp-scd Theorem 1's amplification by sampling for Algorithm 1 as printed,
-:mod:`privcd.algorithms.dp_scd`).
+:mod:`privcd.algorithms.dp_scd`), and a seeded experiment's floating-point noise, which is private
+in the mathematics only (Mironov's attack, :mod:`privcd.auditing.floating_point`; a release's is
+sound).
 """
 from dataclasses import dataclass, field
 
@@ -33,9 +35,13 @@ SOUND = {
     "dp-skgd-importance": Variant("dp-skgd", {"sketch": "importance", "probabilities": "smoothness", "tau": 2},
                                   "DP-SkGD (importance)"),
     "dp-skgd-full": Variant("dp-skgd", {"sketch": "full"}, "DP-SkGD (full)"),
+    "dp-gcd-release-floats": Variant("dp-gcd", {"attack": "floating-point", "release": True},
+                                     "DP-GCD release, floating-point attack"),
 }
 UNSOUND = {
     "dp-scd-paper": Variant("dp-scd", {"noise": "batch-duals", "accountant": "paper"},
                             "DP-SCD, paper's accounting"),
+    "dp-gcd-experiment-floats": Variant("dp-gcd", {"attack": "floating-point"},
+                                        "DP-GCD experiment, floating-point attack"),
 }
 VARIANTS = {**SOUND, **UNSOUND}

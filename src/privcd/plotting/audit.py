@@ -16,10 +16,12 @@ def audit_figure(table, *, title):
     """Two panels (:data:`PANELS`) of ``epsilon_lower`` against the target epsilon (log scale; the
     achieved epsilon, the claim, is at most the target), one line per variant, the line y = x (a
     point above it is a privacy violation; drawn over the claims' range widened by 1.5 on each
-    side, so it shows with one claim too), unsound variants dashed with open markers."""
+    side, so it shows with one claim too), unsound variants dashed with open markers. An infinite
+    bound (the floating-point attack's) is drawn at the top edge and named in the legend."""
     styles = figure_styles(table["variant"], dict(zip(table["variant"], table["algorithm"])))
     figure, axes = plt.subplots(1, len(PANELS), figsize=(11, 4.6), sharey=True)
-    top = max(table["epsilon"].max(), table["epsilon_lower"].max()) * 1.05
+    finite = np.isfinite(table["epsilon_lower"])
+    top = max(table["epsilon"].max(), table.loc[finite, "epsilon_lower"].max()) * 1.05
     claims = sorted(table["target_epsilon"].unique())
     diagonal = np.geomspace(claims[0] / 1.5, claims[-1] * 1.5, 50)
     for axis, (name, families) in zip(axes, PANELS):
@@ -28,9 +30,12 @@ def audit_figure(table, *, title):
             rows = rows.sort_values("target_epsilon")
             style = styles[variant]
             sound = bool(rows["sound"].iloc[0])
-            axis.plot(rows["target_epsilon"], rows["epsilon_lower"], color=style.color, marker=style.marker,
-                      linestyle="-" if sound else "--", markerfacecolor=style.color if sound else "none",
-                      label=rows["label"].iloc[0] + ("" if sound else " (unsound)"))
+            infinite = ~np.isfinite(rows["epsilon_lower"])
+            axis.plot(rows["target_epsilon"], rows["epsilon_lower"].where(~infinite, top), color=style.color,
+                      marker=style.marker, linestyle="-" if sound else "--", clip_on=False,
+                      markerfacecolor=style.color if sound else "none",
+                      label=rows["label"].iloc[0] + ("" if sound else " (unsound)")
+                      + (" (infinite: at the top)" if infinite.any() else ""))
         axis.set_xscale("log", base=2)
         axis.set_xticks(claims, [f"{claim:g}" for claim in claims])
         axis.set_xlim(diagonal[0], diagonal[-1])
