@@ -274,6 +274,7 @@ def test_the_audit_study_checks_its_config_and_its_claims():
         AuditStudy.from_config({"run": 5})
     assert job_seed(7, "dp-cd", 1.0, 50) == job_seed(7, "dp-cd", 1, 50) != job_seed(7, "dp-cd", 2.0, 50)
     assert study.check_confidence() == pytest.approx(1 - 0.05 / 4)
+    assert study.runs_for("dp-cd") == 50 and study.runs_for("dp-gcd-experiment-floats") == 2000
     rows = [{"variant": "dp-cd", "sound": True, "epsilon": 1.0, "epsilon_lower": 0.9, "epsilon_check": 0.85},
             {"variant": "dp-scd-paper", "sound": False, "epsilon": 1.0, "epsilon_lower": 1.5, "epsilon_check": 1.4}]
     check_claims(frame(rows))  # an unsound variant above its claim is expected, not a failure

@@ -110,7 +110,7 @@ def test_the_audit_figure_draws_an_infinite_bound_at_its_top_edge_and_names_it()
     top = axis.get_ylim()[1]
     assert top == pytest.approx(2.0 * 1.05)
     line = next(line for line in axis.get_lines() if line.get_label().startswith("DP-GCD floats"))
-    assert line.get_label() == "DP-GCD floats (unsound) (infinite: at the top)"
+    assert line.get_label() == "DP-GCD floats (unsound) (infinite, at the top)"
     assert list(line.get_ydata()) == [top, top]
 
 

@@ -10,7 +10,7 @@ rule audit_run:
         variant=lambda wildcards: wildcards.variant,
         epsilon=lambda wildcards: float(wildcards.epsilon),
         delta=AUDIT.delta if AUDIT else None,
-        runs=AUDIT.runs if AUDIT else None,
+        runs=lambda wildcards: AUDIT.runs_for(wildcards.variant),
         seed=lambda wildcards: audit_seed(wildcards),
         check_confidence=AUDIT.check_confidence() if AUDIT else None,
     conda:

@@ -16,10 +16,11 @@ def audit_figure(table, *, title):
     """Two panels (:data:`PANELS`) of ``epsilon_lower`` against the target epsilon (log scale; the
     achieved epsilon, the claim, is at most the target), one line per variant, the line y = x (a
     point above it is a privacy violation; drawn over the claims' range widened by 1.5 on each
-    side, so it shows with one claim too), unsound variants dashed with open markers. An infinite
+    side, so it shows with one claim too), unsound variants dashed with open markers, legends below
+    the panels. An infinite
     bound (the floating-point attack's) is drawn at the top edge and named in the legend."""
     styles = figure_styles(table["variant"], dict(zip(table["variant"], table["algorithm"])))
-    figure, axes = plt.subplots(1, len(PANELS), figsize=(11, 4.6), sharey=True)
+    figure, axes = plt.subplots(1, len(PANELS), figsize=(11, 7.6), sharey=True)
     finite = np.isfinite(table["epsilon_lower"])
     top = max(table["epsilon"].max(), table.loc[finite, "epsilon_lower"].max()) * 1.05
     claims = sorted(table["target_epsilon"].unique())
@@ -35,7 +36,7 @@ def audit_figure(table, *, title):
                       marker=style.marker, linestyle="-" if sound else "--", clip_on=False,
                       markerfacecolor=style.color if sound else "none",
                       label=rows["label"].iloc[0] + ("" if sound else " (unsound)")
-                      + (" (infinite: at the top)" if infinite.any() else ""))
+                      + (" (infinite, at the top)" if infinite.any() else ""))
         axis.set_xscale("log", base=2)
         axis.set_xticks(claims, [f"{claim:g}" for claim in claims])
         axis.set_xlim(diagonal[0], diagonal[-1])
@@ -43,7 +44,7 @@ def audit_figure(table, *, title):
         axis.set_xlabel("claimed epsilon")
         axis.set_title(name)
         axis.grid(alpha=0.3)
-        axis.legend(fontsize=7, loc="upper left")
+        axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1)  # below: the curves stay clear
     axes[0].set_ylabel("audited lower bound on epsilon (95%)")
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
