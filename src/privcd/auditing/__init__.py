@@ -19,6 +19,9 @@ rates lie outside the claimed trade-off curve (Gaussian, profile, or (epsilon, d
 the claim, the Gaussian and curve statistics read the rates in the claimed family's units: the
 epsilon of the weakest member the rates contradict, a lower bound on epsilon if the mechanism's
 curve is that family's (Nasr et al. 2023). The approximate-dp bound needs no such assumption.
+
+``attack="floating-point"`` replaces the statistical test by Mironov's attack on the noise as IEEE
+floats (:mod:`privcd.auditing.floating_point`): it bounds delta at every epsilon.
 """
 import math
 import time
