@@ -125,7 +125,7 @@ def test_gaussian_claims_are_audited_to_nine_tenths(algorithm, options):
 @pytest.mark.parametrize("algorithm, options", GAUSSIAN_FAMILIES)
 def test_a_mutant_with_a_sixth_less_noise_is_caught(algorithm, options):
     """``noise_factor = 1 / 1.2`` with the calibrated claim: the bound exceeds the claim (measured at
-    (2, 1e-5): 2.37, 2.32 and 2.28 against 2.00, at this HEAD)."""
+    (2, 1e-5): 2.37, 2.32 and 2.28 against 2.00)."""
     result = audit(algorithm, epsilon=2.0, delta=1e-5, noise_factor=1 / 1.2, **options)
     assert result.epsilon_lower > result.epsilon and result.mu_lower > result.mu
 
