@@ -154,6 +154,9 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
     AuditResult
     """
     start = time.perf_counter()
+    if release and attack is None:
+        raise ValueError("release=True is the floating-point attack's mode; give attack='floating-point' (a "
+                         "statistical audit runs seeded experiments)")
     if attack is not None:
         return floating_point_audit(algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed,
                                     confidence=confidence, check_confidence=check_confidence, attack=attack,
@@ -218,18 +221,18 @@ def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, c
     confidence = check_number("confidence", confidence, low=0.0, high=1.0)
     unreachable, (claim, claimed_delta) = floating_point.unreachable_share(
         algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed, release=bool(release))
-    def bound(level):
-        return math.inf if floating_point.delta_lower_bound(unreachable, runs, level) > claimed_delta else 0.0
-
+    delta_lower = floating_point.delta_lower_bound(unreachable, runs, confidence)
     epsilon_check = None
     if check_confidence is not None:
-        epsilon_check = bound(check_number("check_confidence", check_confidence, low=0.0, high=1.0))
+        check_confidence = check_number("check_confidence", check_confidence, low=0.0, high=1.0)
+        check_delta = floating_point.delta_lower_bound(unreachable, runs, check_confidence)
+        epsilon_check = math.inf if check_delta > claimed_delta else 0.0
     return AuditResult(
         algorithm=algorithm, options={**floating_point.ARGUMENTS, "release": bool(release)}, epsilon=claim,
-        delta=claimed_delta, epsilon_lower=bound(confidence), confidence=confidence, runs=runs,
-        counts=floating_point.floating_point_counts(unreachable, runs), seconds=time.perf_counter() - start,
-        statistic="floating-point", epsilon_check=epsilon_check,
-        delta_lower=floating_point.delta_lower_bound(unreachable, runs, confidence))
+        delta=claimed_delta, epsilon_lower=math.inf if delta_lower > claimed_delta else 0.0, confidence=confidence,
+        runs=runs, counts=floating_point.floating_point_counts(unreachable, runs),
+        seconds=time.perf_counter() - start, statistic="floating-point", epsilon_check=epsilon_check,
+        delta_lower=delta_lower)
 
 
 def lower_bounds(statistic, counts, calibration, table, confidence):

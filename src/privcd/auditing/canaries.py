@@ -169,7 +169,8 @@ def greedy_pair(options, *, passes=2, offsets=999):
         gradient_outside = gradient_inside[::-1]
         selected = extra["selected"]
         steps = coordinate_step_sizes(problem.M, plan.kernel["step"])[selected]
-        releases = (path[:-1, selected] - path[1:, selected]).diagonal() / steps
+        iterations = np.arange(selected.size)
+        releases = (path[iterations, selected] - path[iterations + 1, selected]) / steps
         scale = sensitivity / epsilon_step
         release_ratio = (np.abs(releases - gradient_outside[selected])
                          - np.abs(releases - gradient_inside[selected])) / scale
