@@ -235,11 +235,15 @@ def test_the_audit_finds_the_papers_dp_scd_accounting_unsound_and_privcds_sound(
 @pytest.mark.parametrize("name", sorted(SOUND))
 def test_no_sound_variant_is_caught_above_its_claim(name):
     """Safety: for every algorithm as the library runs it, at every epsilon of issue 21, the bound
-    stays at or below the claim (a failure is a privacy bug, not a test to tune)."""
-    variant = SOUND[name]
-    for epsilon in (0.5, 1.0, 2.0, 4.0, 8.0):
-        result = audit(variant.algorithm, epsilon=epsilon, delta=1e-5, runs=2000, seed=11, **variant.options)
-        assert result.epsilon_lower <= result.epsilon, (name, epsilon, result)
+    stays at or below the claim (a failure is a privacy bug, not a test to tune). The bound is read
+    at the study's check confidence for these K audits, ``1 - 0.05 / K`` (a tight audit of an exact
+    claim exceeds it at 95% with chance up to 5%)."""
+    variant, epsilons = SOUND[name], (0.5, 1.0, 2.0, 4.0, 8.0)
+    check_confidence = 1.0 - 0.05 / (len(SOUND) * len(epsilons))
+    for epsilon in epsilons:
+        result = audit(variant.algorithm, epsilon=epsilon, delta=1e-5, runs=2000, seed=11,
+                       check_confidence=check_confidence, **variant.options)
+        assert result.epsilon_check <= result.epsilon, (name, epsilon, result)
 
 
 def test_same_seed_same_bound_and_bad_arguments_are_errors():
