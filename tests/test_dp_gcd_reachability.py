@@ -6,7 +6,7 @@ import pytest
 import privcd
 from privcd.algorithms.base import coordinate_step_sizes, kernel_rng
 from privcd.auditing import audit, floating_point
-from privcd.auditing.reachability import dp_gcd_step, reachable_dp_gcd_grid_step, reachable_dp_gcd_step
+from privcd.auditing.reachability import dp_gcd_step, reachable_grid_step, reachable_dp_gcd_step
 
 RUNS = 2000
 ARGUMENTS = dict(epsilon=2.0, delta=1e-5, **floating_point.ARGUMENTS)
@@ -49,7 +49,7 @@ def test_no_release_step_is_unreachable_from_the_neighbour(neighbours):
         run = privcd.fit(problem, "dp-gcd", **ARGUMENTS)
         spacing = run.info["grid_spacing"][0]
         spacings.add(spacing)
-        assert reachable_dp_gcd_grid_step(run.w[0], spacing, gamma)
+        assert reachable_grid_step(run.w[0], spacing, gamma)
     neighbour = privcd.fit(other, "dp-gcd", **ARGUMENTS)
     assert spacings == {neighbour.info["grid_spacing"][0]}  # public: the same grid under D'
 
@@ -63,8 +63,8 @@ def test_the_floating_point_audit_catches_an_experiment_and_not_a_release():
     assert experiment.epsilon_lower == float("inf") and experiment.counts.false_positives == 0
     release = audit("dp-gcd", epsilon=2.0, delta=1e-5, attack="floating-point", runs=200, release=True)
     assert release.delta_lower == 0.0 and release.epsilon_lower == 0.0 and release.counts.false_negatives == 200
-    with pytest.raises(ValueError, match="forward model for \\['dp-gcd'\\], not 'dp-cd'"):
-        audit("dp-cd", epsilon=2.0, delta=1e-5, attack="floating-point", runs=10)
+    with pytest.raises(ValueError, match="forward model for \\['dp-cd', 'dp-gcd', 'dp-sgd', 'dp-skgd'\\], not 'dp-scd'"):
+        audit("dp-scd", epsilon=2.0, delta=1e-5, attack="floating-point", runs=10)
     with pytest.raises(ValueError, match="release=True is the floating-point attack's mode"):
         audit("dp-gcd", epsilon=2.0, delta=1e-5, runs=10, release=True)
     with pytest.raises(ValueError, match="attack='bits'"):

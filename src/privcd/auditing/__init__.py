@@ -141,7 +141,8 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
         audits checks its claims at ``1 - (1 - confidence) / K`` (:mod:`privcd.auditing.study`).
     attack : {None, "floating-point"}
         ``"floating-point"``: Mironov's attack on the noise as IEEE floats instead of the statistical
-        test (:mod:`privcd.auditing.floating_point`; DP-GCD): ``runs`` (default 2,000) first steps
+        test (:mod:`privcd.auditing.floating_point`; DP-GCD, DP-CD, DP-SkGD's uniform sketch,
+        full-batch DP-SGD): ``runs`` (default 2,000) first steps
         on D, and an infinite bound when the share a neighbour cannot reach exceeds delta (with
         ``confidence``), else 0; ``release=True`` attacks private releases (OS entropy, no seed).
     **options

@@ -10,9 +10,12 @@ D' lower-bounds delta at every epsilon (Kairouz, Oh and Viswanath 2015, Theorem 
 ``confidence``, a claim (epsilon, delta) with ``delta < delta_lower`` is false at every epsilon: the
 audit's bound on epsilon is then infinite, and 0 otherwise (the attack says nothing more).
 
-Forward models exist for DP-GCD's first step (Laplace noise: the experiment's floating-point
-sample, :func:`~privcd.auditing.reachability.reachable_dp_gcd_step`; a release's grid step,
-:func:`~privcd.auditing.reachability.reachable_dp_gcd_grid_step`). The neighbours
+Forward models (:data:`FORWARD_MODELS`) exist for the first step of DP-GCD (Laplace noise: the
+experiment's floating-point sample, :func:`~privcd.auditing.reachability.reachable_dp_gcd_step`),
+DP-CD and DP-SkGD's uniform sketch (which runs DP-CD's kernel) and full-batch DP-SGD (Gaussian
+noise: every double the sampler could return,
+:func:`~privcd.auditing.reachability.reachable_gaussian_step`); a release's grid step is
+:func:`~privcd.auditing.reachability.reachable_grid_step` for each. The neighbours
 (:func:`neighbours`) are one feature of ones and alternating labels, the first flipped, so the
 clipped gradient at ``w = 0`` is a sum of ``+-1/2`` terms, exact in floating point.
 """
@@ -21,15 +24,17 @@ import math
 import numpy as np
 from scipy import stats
 
+from dataclasses import dataclass, field
+from typing import Callable
+
 from privcd.algorithms.base import coordinate_step_sizes
 from privcd.auditing.bounds import ErrorCounts
-from privcd.auditing.reachability import reachable_dp_gcd_grid_step, reachable_dp_gcd_step
+from privcd.auditing.reachability import reachable_dp_gcd_step, reachable_gaussian_step, reachable_grid_step
 from privcd.fit import fit
 from privcd.problem import Problem
 
 RECORDS = 50  # n of the neighbours
-DEFAULT_RUNS = 2000  # first steps on D: an experiment's share (0.82) is bounded above 0.79 at 95%
-ATTACKED = ("dp-gcd",)  # algorithms with a forward model of their noisy step
+DEFAULT_RUNS = 2000  # first steps on D: DP-GCD's experiment share (0.82) is bounded above 0.79 at 95%
 ARGUMENTS = {"passes": 1, "step": 1.0, "clip": 1.0}  # one iteration: the step is the first release
 
 
@@ -44,38 +49,90 @@ def neighbours(records=RECORDS):
     return tuple(problems)
 
 
-def first_gradient(problem):
-    """The kernel's clipped gradient at ``w = 0``: ``(1/n) sum_i clip(-y_i / 2, C)``, summed in row order
-    (each term is ``+-1/2`` and every partial sum exact)."""
+def gradient_sum(problem):
+    """The kernels' clipped gradient sum at ``w = 0``: ``sum_i clip(-y_i / 2, C)`` in row order (each
+    term is ``+-1/2`` and every partial sum exact)."""
     total = 0.0
     for label in problem.y:
         total += -label * 0.5
-    return total / problem.n_samples
+    return total
+
+
+def first_gradient(problem):
+    """The coordinate methods' clipped gradient at ``w = 0``: :func:`gradient_sum` over n."""
+    return gradient_sum(problem) / problem.n_samples
+
+
+def coordinate_factor(problem, run):
+    """A coordinate method's step size on the one coordinate (public constants)."""
+    return coordinate_step_sizes(problem.M, ARGUMENTS["step"])[0]
+
+
+def full_batch_factor(problem, run):
+    """Full-batch DP-SGD's ``step / b`` with ``b = n`` (:mod:`privcd.kernels.dp_sgd`)."""
+    return run.info["step_size"] / problem.n_samples
+
+
+@dataclass(frozen=True)
+class ForwardModel:
+    """How one algorithm's first step from ``w = 0`` is attacked: ``0 - a (v + s noise)``.
+
+    Attributes
+    ----------
+    factor : callable ``(problem, run) -> a``
+    value : callable ``problem -> v``, the released value before noise.
+    scale_key : str
+        The key of ``run.info`` that holds the experiment's noise scale ``s``.
+    reachable : callable ``(observed, v, s, a) -> bool``
+        Whether the experiment's floating-point noise can give ``observed``.
+    options : dict
+        The algorithm's options for the attacked run, over :data:`ARGUMENTS`.
+    """
+
+    factor: Callable
+    value: Callable
+    scale_key: str
+    reachable: Callable
+    options: dict = field(default_factory=dict)
+
+
+FORWARD_MODELS = {
+    "dp-gcd": ForwardModel(coordinate_factor, first_gradient, "release_scale", reachable_dp_gcd_step),
+    "dp-cd": ForwardModel(coordinate_factor, first_gradient, "noise_std", reachable_gaussian_step),
+    "dp-skgd": ForwardModel(coordinate_factor, first_gradient, "noise_std", reachable_gaussian_step),
+    "dp-sgd": ForwardModel(full_batch_factor, gradient_sum, "noise_std", reachable_gaussian_step,
+                           {"batch_size": RECORDS}),
+}
+
+
+def first_entry(value):
+    """The one coordinate's entry of a run's info value (an array per coordinate, or a number)."""
+    return float(np.ravel(value)[0])
 
 
 def unreachable_share(algorithm, *, epsilon, delta, runs, seed, release):
     """``(unreachable, claim)``: how many of ``runs`` first steps on D no input of D' reaches, and the
     runs' achieved (epsilon, delta). An experiment's run i has seed ``seed + i``; a release
     (``release=True``) draws OS entropy."""
-    if algorithm not in ATTACKED:
-        raise ValueError(f"the floating-point audit has a forward model for {list(ATTACKED)}, not {algorithm!r}: "
-                         "its noise sampler has no monotone model of its outputs here")
+    if algorithm not in FORWARD_MODELS:
+        raise ValueError(f"the floating-point audit has a forward model for {sorted(FORWARD_MODELS)}, not "
+                         f"{algorithm!r}: its noisy step has no monotone model here")
+    model = FORWARD_MODELS[algorithm]
     inside, outside = neighbours()
-    gamma = coordinate_step_sizes(inside.M, ARGUMENTS["step"])[0]
-    gradient_inside, gradient_outside = first_gradient(inside), first_gradient(outside)
+    value_inside, value_outside = model.value(inside), model.value(outside)
     unreachable = 0
     for index in range(runs):
         run = fit(inside, algorithm, epsilon=epsilon, delta=delta, seed=None if release else seed + index,
-                  **ARGUMENTS)
-        step = run.w[0]
+                  **ARGUMENTS, **model.options)
+        step, factor = run.w[0], model.factor(inside, run)
         if release:
-            spacing = run.info["grid_spacing"][0]  # public: the same grid under D' (tests/test_dp_gcd_reachability.py)
-            unreachable += not reachable_dp_gcd_grid_step(step, spacing, gamma)
+            spacing = first_entry(run.info["grid_spacing"])  # public: the same grid under D' (the tests)
+            unreachable += not reachable_grid_step(step, spacing, factor)
         else:
-            scale = run.info["release_scale"][0]
-            if not reachable_dp_gcd_step(step, gradient_inside, scale, gamma):
+            scale = first_entry(run.info[model.scale_key])
+            if not model.reachable(step, value_inside, scale, factor):
                 raise AssertionError("the forward model does not reproduce the kernel's step: the attack would be void")
-            unreachable += not reachable_dp_gcd_step(step, gradient_outside, scale, gamma)
+            unreachable += not model.reachable(step, value_outside, scale, factor)
     return unreachable, (run.epsilon, run.delta)
 
 

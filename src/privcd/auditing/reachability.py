@@ -1,4 +1,5 @@
-"""Mironov's reachability attack on floating-point Laplace noise, and its answer for the grid mechanism.
+"""Mironov's reachability attack on floating-point Laplace and Gaussian noise, and its answer for the grid
+mechanisms.
 
 A release ``y = fl(m + fl(lambda L(u)))`` with ``L`` numpy's Laplace sample from the 53-bit uniform
 ``u = i 2^-53`` (``Generator.laplace``: ``log(u + u)`` below 1/2, ``-log((2 - u) - u)`` from 1/2) is
@@ -17,14 +18,26 @@ coordinate to ``fl(0 - fl(gamma fl(g + fl(b L))))``: in an experiment ``L`` is t
 :func:`~privcd.kernels.dp_gcd.standard_laplace` of a 53-bit uniform, non-decreasing in it, so the
 step is non-increasing in the uniform's index and :func:`reachable_dp_gcd_step` decides by binary
 search whether an observed step is reachable from a gradient ``g``. A release steps with
-``fl(gamma fl(h m))`` for an integer ``m`` of full support (:func:`reachable_dp_gcd_grid_step`,
+``fl(gamma fl(h m))`` for an integer ``m`` of full support (:func:`reachable_grid_step`,
 a binary search over ``m``).
+
+Gaussian noise (DP-CD, DP-SkGD's uniform sketch, DP-SGD) is attacked without a model of its
+sampler: a first step from ``w = 0`` without a penalty is ``fl(0 - fl(a fl(v + fl(s g))))`` for the
+released value v (a gradient entry or sum), the noise scale s, the step's factor a > 0 and the
+sampler's double g; each rounding is non-decreasing, so the step is non-increasing in g, and
+:func:`reachable_gaussian_step` searches every finite double g (ordered by :func:`double_of_key`).
+A step that no double reaches from v' is unreachable whatever the sampler draws. It finds fewer
+steps unreachable than a model of the sampler's own outputs would (every double is allowed),
+but each it finds is certain: ``fl(s g)`` misses doubles wherever ``s`` is not a power of two, and
+adding ``v`` or ``v'`` shifts the gaps differently.
 """
 import math
+import struct
 
 import numpy as np
 
 UNIFORM_STEPS = 2**53
+LARGEST_KEY = 0x7FEFFFFFFFFFFFFF  # the bits of the largest finite double: keys run from -this to this
 
 
 def numpy_laplace_release(index, loc, scale):
@@ -83,9 +96,34 @@ def reachable_dp_gcd_step(observed, gradient, scale, gamma):
     return dp_gcd_step(index, gradient, scale, gamma) == observed
 
 
-def reachable_dp_gcd_grid_step(observed, spacing, gamma):
+def reachable_grid_step(observed, spacing, gamma):
     """Whether some integer ``m`` with ``|m| < 2^53`` makes a release's step ``0 - gamma (spacing m)``
-    equal ``observed`` (every ``m`` is reachable: the discrete Laplace has full support)."""
+    equal ``observed`` (every ``m`` is reachable: the discrete Laplace and Gaussian have full
+    support)."""
     limit = UNIFORM_STEPS - 1
     index = _first_at_most(lambda m: 0.0 - gamma * (spacing * m), observed, -limit, limit)
     return 0.0 - gamma * (spacing * index) == observed
+
+
+def double_of_key(key):
+    """The finite double of order ``key`` in ``[-LARGEST_KEY, LARGEST_KEY]``: a non-negative key is the
+    double's bit pattern, a negative one the negated double of ``-key`` (so keys and doubles are in
+    the same order; 0 is +0.0)."""
+    if key >= 0:
+        return struct.unpack("<d", struct.pack("<q", key))[0]
+    return -struct.unpack("<d", struct.pack("<q", -key))[0]
+
+
+def gaussian_step(noise, value, scale, factor):
+    """A first step with floating-point noise ``noise``: ``0 - factor (value + scale noise)``, with the
+    kernels' operations in their order (:mod:`privcd.kernels.dp_cd`'s ``noisy_proximal_update``,
+    :mod:`privcd.kernels.dp_sgd`'s ``noisy_proximal_step``)."""
+    return 0.0 - factor * (value + scale * noise)
+
+
+def reachable_gaussian_step(observed, value, scale, factor):
+    """Whether some finite double ``g`` makes :func:`gaussian_step` equal ``observed`` (binary search
+    over the doubles' order, the step non-increasing in ``g``)."""
+    index = _first_at_most(lambda key: gaussian_step(double_of_key(key), value, scale, factor), observed,
+                           -LARGEST_KEY, LARGEST_KEY)
+    return gaussian_step(double_of_key(index), value, scale, factor) == observed

@@ -37,11 +37,19 @@ SOUND = {
     "dp-skgd-full": Variant("dp-skgd", {"sketch": "full"}, "DP-SkGD (full)"),
     "dp-gcd-release-floats": Variant("dp-gcd", {"attack": "floating-point", "release": True},
                                      "DP-GCD release, floating-point attack"),
+    "dp-cd-release-floats": Variant("dp-cd", {"attack": "floating-point", "release": True},
+                                    "DP-CD release, floating-point attack"),
+    "dp-sgd-release-floats": Variant("dp-sgd", {"attack": "floating-point", "release": True},
+                                     "DP-SGD release, floating-point attack"),
 }
 UNSOUND = {
     "dp-scd-paper": Variant("dp-scd", {"noise": "batch-duals", "accountant": "paper"},
                             "DP-SCD, paper's accounting"),
     "dp-gcd-experiment-floats": Variant("dp-gcd", {"attack": "floating-point"},
                                         "DP-GCD experiment, floating-point attack"),
+    "dp-cd-experiment-floats": Variant("dp-cd", {"attack": "floating-point"},
+                                       "DP-CD experiment, floating-point attack"),
+    "dp-sgd-experiment-floats": Variant("dp-sgd", {"attack": "floating-point"},
+                                        "DP-SGD experiment, floating-point attack"),
 }
 VARIANTS = {**SOUND, **UNSOUND}
