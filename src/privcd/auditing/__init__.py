@@ -10,10 +10,10 @@ noise the kernels really add, with the clipping they really apply, does not deli
 Where the claim is a Gaussian trade-off curve (:func:`claimed_mu`: T composed Gaussian releases,
 DP-CD, DP-SkGD and full-batch DP-SGD), the test bounds mu instead, with one joint test of both
 error counts at the median threshold (:func:`privcd.auditing.bounds.mu_lower_bound`), and the
-bound on epsilon is that of the mu bound at the claimed delta (``statistic = "gaussian"``). Where it is the profile of
-a PLD (DP-SGD with sampled batches, DP-GCD), the test bounds the noise multiplier of the claimed
-family (:mod:`privcd.auditing.curves`, ``"curve"``). Elsewhere it bounds epsilon at delta directly
-(``"approximate-dp"``).
+bound on epsilon is that of the mu bound at the claimed delta (``statistic = "gaussian"``). Where
+it is the profile of a PLD (DP-SGD with sampled batches, DP-GCD), the test bounds the noise
+multiplier of the claimed family (:mod:`privcd.auditing.curves`, ``"curve"``). Elsewhere it bounds
+epsilon at delta directly (``"approximate-dp"``).
 
 A bound above the claim is a proof, with the given confidence, that the claim is false: the test's
 rates lie outside the claimed trade-off curve (Gaussian, profile, or (epsilon, delta) region). Below
@@ -142,9 +142,9 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
     attack : {None, "floating-point"}
         ``"floating-point"``: Mironov's attack on the noise as IEEE floats instead of the statistical
         test (:mod:`privcd.auditing.floating_point`; DP-GCD, DP-CD, DP-SkGD's uniform sketch,
-        full-batch DP-SGD): ``runs`` (default 2,000) first steps
-        on D, and an infinite bound when the share a neighbour cannot reach exceeds delta (with
-        ``confidence``), else 0; ``release=True`` attacks private releases (OS entropy, no seed).
+        full-batch DP-SGD): ``runs`` (default 2,000) first steps on D, and an infinite bound when
+        the share a neighbour cannot reach exceeds delta (with ``confidence``), else 0;
+        ``release=True`` attacks private releases (OS entropy, no seed).
     **options
         Options of the algorithm and of the audited run (``passes``, ``step``, ``clip``), over the
         design's defaults.

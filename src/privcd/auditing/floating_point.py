@@ -20,12 +20,11 @@ noise: every double the sampler could return,
 clipped gradient at ``w = 0`` is a sum of ``+-1/2`` terms, exact in floating point.
 """
 import math
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 from scipy import stats
-
-from dataclasses import dataclass, field
-from typing import Callable
 
 from privcd.algorithms.base import coordinate_step_sizes
 from privcd.auditing.bounds import ErrorCounts
