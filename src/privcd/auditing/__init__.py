@@ -72,7 +72,8 @@ class AuditResult:
     counts : ErrorCounts
         The test on the bound's split: its threshold, runs and errors.
     seconds : float
-        Wall time of the audit.
+        Wall time of the audit's runs and bounds, after one untimed run that compiles the kernels
+        (or loads them from numba's cache).
     statistic : {"gaussian", "curve", "approximate-dp", "floating-point"}
         What the test bounded: mu of a Gaussian claim, the multiplier of a PLD family's claim,
         epsilon at delta, or delta at every epsilon (the floating-point attack).
@@ -153,14 +154,13 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
     -------
     AuditResult
     """
-    start = time.perf_counter()
     if release and attack is None:
         raise ValueError("release=True is the floating-point attack's mode; give attack='floating-point' (a "
                          "statistical audit runs seeded experiments)")
     if attack is not None:
         return floating_point_audit(algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed,
                                     confidence=confidence, check_confidence=check_confidence, attack=attack,
-                                    release=release, start=start)
+                                    release=release)
     runs = DEFAULT_RUNS if runs is None else check_positive_int("runs", runs)
     if runs < 10:
         raise ValueError(f"runs={runs}: an audit needs at least 10 runs on each dataset")
@@ -168,6 +168,8 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
     confidence = check_number("confidence", confidence, low=0.0, high=1.0)
     noise_factor = check_positive("noise_factor", noise_factor)
     pair = canary_pair(algorithm, options)
+    canary_scores(pair, algorithm, epsilon=epsilon, delta=delta, runs=1, seed=seed)  # compiles: not timed
+    start = time.perf_counter()
     inside, outside, plan = canary_scores(pair, algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed,
                                           noise_factor=noise_factor)
     calibration = plan.calibration
@@ -215,8 +217,7 @@ def canary_scores(pair, algorithm, *, epsilon, delta, runs, seed, noise_factor=1
     return scores[0], scores[1], plan
 
 
-def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, check_confidence, attack, release,
-                         start):
+def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, check_confidence, attack, release):
     """:func:`audit` with ``attack="floating-point"`` (its docstring; :mod:`privcd.auditing.floating_point`):
     ``statistic = "floating-point"``, ``delta_lower`` the unreachable share's lower bound."""
     if attack != "floating-point":
@@ -224,6 +225,9 @@ def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, c
     runs = floating_point.DEFAULT_RUNS if runs is None else check_positive_int("runs", runs)
     seed = check_seed(seed)
     confidence = check_number("confidence", confidence, low=0.0, high=1.0)
+    floating_point.unreachable_share(algorithm, epsilon=epsilon, delta=delta, runs=1, seed=seed,
+                                     release=bool(release))  # compiles: not timed
+    start = time.perf_counter()
     unreachable, (claim, claimed_delta) = floating_point.unreachable_share(
         algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed, release=bool(release))
     delta_lower = floating_point.delta_lower_bound(unreachable, runs, confidence)
