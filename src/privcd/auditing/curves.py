@@ -71,7 +71,33 @@ def claimed_pld(mechanism, noise_multiplier):
 
 def claimed_profile(mechanism, noise_multiplier, epsilons):
     """``delta_z(epsilon)`` of ``mechanism`` at multiplier ``z`` (:func:`claimed_pld`)."""
-    return np.asarray(claimed_pld(mechanism, noise_multiplier).get_delta_for_epsilon(epsilons))
+    return privacy_profile(claimed_pld(mechanism, noise_multiplier), epsilons)
+
+
+def privacy_profile(distribution, epsilons):
+    """The hockey-stick divergence ``delta(epsilon)`` of a dp-accounting PLD at sorted ``epsilons``, the
+    larger of its two orders: for losses ``l`` of mass ``p_l`` and ``p_inf`` at infinity,
+
+        delta(epsilon) = p_inf + sum_{l > epsilon} p_l - e^epsilon sum_{l > epsilon} p_l e^-l,
+
+    dp-accounting's ``get_delta_for_epsilon`` formula, its two sums taken here as suffix sums (one
+    numpy pass) where dp-accounting loops over the losses in Python (20 s of a 50 s audit at epsilon
+    8)."""
+    orders = [distribution._pmf_remove]  # pylint: disable=protected-access
+    if not distribution._symmetric:  # pylint: disable=protected-access
+        orders.append(distribution._pmf_add)  # pylint: disable=protected-access
+    return np.max([hockey_stick(order.to_dense_pmf(), np.asarray(epsilons, dtype=float)) for order in orders], axis=0)
+
+
+def hockey_stick(dense, epsilons):
+    """:func:`privacy_profile` of one order, a dp-accounting ``DensePLDPmf``."""
+    # pylint: disable=protected-access
+    losses = (np.arange(dense.size) + dense._lower_loss) * dense._discretization
+    probs = dense._probs
+    above = np.concatenate((np.cumsum(probs[::-1])[::-1], [0.0]))  # sum over losses[i:]
+    below = np.concatenate((np.cumsum((probs * np.exp(-losses))[::-1])[::-1], [0.0]))
+    first = np.searchsorted(losses, epsilons, side="right")  # the first loss above each epsilon
+    return dense._infinity_mass + above[first] - np.exp(epsilons) * below[first]
 
 
 def empirical_profile(false_positive_rate, false_negative_rate, epsilons):

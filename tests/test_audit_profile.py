@@ -1,0 +1,27 @@
+"""The curve audit's privacy profiles (privcd.auditing.curves.privacy_profile) equal dp-accounting's own
+hockey-stick divergences, in both orders."""
+import numpy as np
+import pytest
+from dp_accounting.pld import privacy_loss_distribution as pld
+
+from privcd.auditing.curves import claimed_pld, epsilon_grid, privacy_profile
+from privcd.privacy.mechanisms import SubsampledGaussian
+
+DISTRIBUTIONS = {
+    "DP-SCD's audit claim (symmetrised, 4 steps of q = 1/2)":
+        lambda: claimed_pld(SubsampledGaussian(4, 1, 2, "without-replacement"), 0.3),
+    "sampled Gaussian, add-or-remove (asymmetric)":
+        lambda: pld.from_gaussian_mechanism(0.8, sampling_prob=0.1, value_discretization_interval=1e-3),
+    "Laplace with a point mass at infinity (truncated)":
+        lambda: pld.from_laplace_mechanism(1.0, value_discretization_interval=1e-3).compose(
+            pld.from_randomized_response(0.2, 4, value_discretization_interval=1e-3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DISTRIBUTIONS))
+def test_the_profile_is_dp_accountings_hockey_stick_divergence(name):
+    distribution = DISTRIBUTIONS[name]()
+    epsilons = epsilon_grid(4.0)
+    expected = np.asarray(distribution.get_delta_for_epsilon(epsilons))
+    np.testing.assert_allclose(privacy_profile(distribution, epsilons), expected, rtol=1e-9, atol=1e-15)
+    assert expected[0] > 1e-3  # the comparison is not of zeros
