@@ -24,14 +24,17 @@ so which block is taken leaks nothing); DP-GCD's selections, which the accountin
 at about ``epsilon' / 2`` on its worst pair (:func:`greedy_pair`: the pair's own epsilon is 0.75 of
 the claim); DP-CD-P's private
 smoothness constants (D and D' have the same X, so the Laplace release of the M_j has the same law
-under both); and the dual algorithms (DP-SCD, SEQDP-SCD), whose final state hides which steps held
-the canary, where the accounting covers every intermediate release. DP-SGD with sampled batches
-has its own pair, the accounting's dominating one, observed at every step (:func:`sampled_sgd_pair`);
-so has DP-GCD, whose selections leak too (:func:`greedy_pair`).
+under both); and the dual algorithms (DP-SCD, SEQDP-SCD), whose accounting is DP-SGD's while each
+record's dual is its own coordinate, so D' cannot put its canary's update where another record's
+goes (:func:`hidden_dual_pair`, read step by step). DP-SGD with sampled batches has its own pair, the
+accounting's dominating one, observed at every step (:func:`sampled_sgd_pair`); so has DP-GCD, whose
+selections leak too (:func:`greedy_pair`).
 
 Smoothness constants come from the public ``row_norm_bound`` (the canary's norm), the same in D and
 D', so the audit tests the algorithm's guarantee with public constants, the library's default.
 """
+import functools
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -242,26 +245,99 @@ def sampled_sgd_pair(arguments):
         "sampled without replacement, and the sum of each step's likelihood ratio is the optimal test")
 
 
-def dual_pair(options, *, passes=1):
-    """DP-SCD and SEQDP-SCD: rows of norm <= 1, the canary ``e_1`` (x = 1), the others zero; its dual
-    update, scaled to ``|zeta| <= C``, saturates at ``+C`` (D) or ``-C`` (D') whenever it is in the
-    batch, the replace-one change of Lemma 1 on both parts of the release ``[alpha_B; v]``. The score
-    observes what dp-scd Section 3.1 says each step releases, the state ``[alpha; v]``: with noise on
-    every dual (the default) ``alpha_1 + v`` (the same noise on both at every step, so their sum is
-    the likelihood ratio statistic); with noise on the batch's duals only (``noise="batch-duals"``,
-    dp-scd Algorithm 1 as printed) ``alpha_1`` alone, which stays exactly 0 until the canary is in a
-    batch and then carries its update under one step's noise: the batch is revealed, which the
-    paper's accounting (amplification by sampling) assumes hidden."""
-    inside, outside = canary_problems([1.0], lam=1.0, records=RECORDS * 10)
-    batch_duals = options.get("noise") == "batch-duals" or options.get("accountant") in ("paper", "exact")
+def dual_pair(options, *, passes=2):
+    """DP-SCD and SEQDP-SCD: :func:`hidden_dual_pair` with noise on every dual (the default);
+    :func:`revealed_dual_pair` with noise on the batch's duals only (dp-scd Algorithm 1 as printed)."""
+    if options.get("noise") == "batch-duals" or options.get("accountant") in ("paper", "exact"):
+        return revealed_dual_pair(options)
+    return hidden_dual_pair(options, passes=passes)
+
+
+def hidden_dual_pair(options, *, passes=2):
+    """DP-SCD with noise on every dual: two records and batches of one, the adversary reading every
+    step's ``v`` and the final duals.
+
+    Both records are ``x = 1`` (norm 1). The other record is labelled ``-Y``: its update saturates at
+    ``-C`` whenever it is drawn. The canary is labelled ``+Y`` in D (update ``+C``) and ``-Y`` in D'
+    (``-C``, a copy of the other). A step draws the canary with probability ``q = 1/2`` and adds to
+    ``(alpha_canary, alpha_other, v)`` one of
+
+        D:  (0, -C, -C) w.p. 1 - q,  (+C, 0, +C) w.p. q;    D':  (0, -C, -C) w.p. 1 - q,  (-C, 0, -C) w.p. q,
+
+    plus ``N(0, s^2)`` on each: three points whose distances are ``sqrt(6) C``, ``sqrt(2) C`` and
+    ``sqrt(8) C``, against the accounting's ``sqrt(8) C`` and 0 (:mod:`privcd.privacy.replace_one_pld`:
+    a dual coordinate belongs to its record, so D' cannot put its canary's update where the other
+    record's goes). ``v`` shows the draw in D only; the duals' counts show it in both.
+
+    Score: the log-likelihood ratio of the observed ``v`` increments ``x_t`` (checkpoints at every
+    iteration) and final duals ``(a_1, a_2)``, whose noise is ``N(0, T s^2)`` each, at the claimed s:
+    with ``N`` the number of the canary's draws, ``Bin(T, q)``,
+
+        D:  sum over draw sequences of prod_t phi(x_t -/+ C) phi(a_1 - C N) phi(a_2 + C (T - N)),
+        D': prod_t phi(x_t + C) sum_N Bin(N) phi(a_1 + C N) phi(a_2 + C (T - N)),
+
+    D's sum taken by a recursion over t on N (:func:`dual_log_likelihoods`)."""
+    X = np.ones((2, 1))
+    inside, outside = (Problem(X, np.array([sign * LABEL, -LABEL]), "squared", "l2", 1.0, row_norm_bound=1.0)
+                       for sign in (1.0, -1.0))
 
     def score(module, problem, plan, seed):
-        _, _, alpha, v = dp_scd.run_kernel(problem, plan, seed)
-        return float(alpha[0] if batch_duals else alpha[0] + v[0])
+        _, path, alpha, _ = dp_scd.run_kernel(problem, plan, seed)
+        lam_n = problem.lam * problem.n_samples
+        releases = np.diff(path[:, 0]) * lam_n
+        sigma = plan.calibration.noise_multiplier * plan.info["sensitivity"]  # the claim's, not a mutant's
+        inside_ll, outside_ll = dual_log_likelihoods(releases, alpha, plan.kernel["clip"], sigma, q=0.5)
+        return float(inside_ll - outside_ll)
+    return CanaryPair(
+        inside, outside, {"passes": passes, "step": 1.0, "clip": 0.01, "batch_size": 1, **options,
+                          "checkpoints": MAX_ITERATIONS}, score,
+        "the canary's update goes to its own dual and to v, +C in D and -C in D' where the other record's goes "
+        "to the other dual and to v, and the likelihood ratio of every step's v and the final duals is the test")
+
+
+def dual_log_likelihoods(releases, alpha, clip, sigma, *, q):
+    """Log-likelihoods, up to a common constant, of :func:`hidden_dual_pair`'s observations under D
+    and D': ``releases`` the T increments of v, ``alpha`` the final duals (canary first)."""
+    T = releases.size
+    up = -0.5 * ((releases - clip) / sigma) ** 2 + math.log(q)
+    down = -0.5 * ((releases + clip) / sigma) ** 2 + math.log1p(-q)
+    log_paths = np.full(T + 1, -np.inf)  # log of the summed weights of the draw sequences with N canary draws
+    log_paths[0] = 0.0
+    for t in range(T):
+        log_paths[1:t + 2] = np.logaddexp(log_paths[:t + 1] + up[t], log_paths[1:t + 2] + down[t])
+        log_paths[0] += down[t]
+    counts = np.arange(T + 1)
+    spread = 2.0 * T * sigma**2
+    other = -(alpha[1] + clip * (T - counts)) ** 2 / spread
+    inside = np.logaddexp.reduce(log_paths - (alpha[0] - clip * counts) ** 2 / spread + other)
+    outside = np.sum(down - math.log1p(-q)) + np.logaddexp.reduce(
+        log_binomial(T, q) - (alpha[0] + clip * counts) ** 2 / spread + other)
+    return inside, outside
+
+
+@functools.lru_cache(maxsize=16)
+def log_binomial(T, q):
+    """``log P(N = k)``, k = 0..T, for N ~ Bin(T, q)."""
+    return np.array([math.lgamma(T + 1) - math.lgamma(k + 1) - math.lgamma(T - k + 1)
+                     + k * math.log(q) + (T - k) * math.log1p(-q) for k in range(T + 1)])
+
+
+def revealed_dual_pair(options, *, passes=1):
+    """DP-SCD with noise on the batch's duals only (``noise="batch-duals"``, dp-scd Algorithm 1 as
+    printed): rows of norm <= 1, the canary ``e_1`` (x = 1), the others zero; its dual update, scaled
+    to ``|zeta| <= C``, saturates at ``+C`` (D) or ``-C`` (D') whenever it is in the batch. The score
+    is ``alpha_1``, which stays exactly 0 until the canary is in a batch and then carries its update
+    under one step's noise: the batch is revealed, which the paper's accounting (amplification by
+    sampling) assumes hidden."""
+    inside, outside = canary_problems([1.0], lam=1.0, records=RECORDS * 10)
+
+    def score(module, problem, plan, seed):
+        _, _, alpha, _ = dp_scd.run_kernel(problem, plan, seed)
+        return float(alpha[0])
     return CanaryPair(
         inside, outside, {"passes": passes, "step": 1.0, "clip": 0.01, "batch_size": 1, **options}, score,
-        "the canary's dual update saturates at +/-C in every batch that holds it, and alpha_1 + v sums the "
-        "released signal of those steps")
+        "the canary's dual update saturates at +/-C in every batch that holds it, and alpha_1 carries it "
+        "whenever the canary was drawn")
 
 
 # Algorithm name -> design of its pair from the audit's options (a registered algorithm without one
