@@ -63,8 +63,9 @@ def test_the_floating_point_audit_catches_an_experiment_and_not_a_release():
     assert experiment.epsilon_lower == float("inf") and experiment.counts.false_positives == 0
     release = audit("dp-gcd", epsilon=2.0, delta=1e-5, attack="floating-point", runs=200, release=True)
     assert release.delta_lower == 0.0 and release.epsilon_lower == 0.0 and release.counts.false_negatives == 200
-    with pytest.raises(ValueError, match="forward model for \\['dp-cd', 'dp-gcd', 'dp-sgd', 'dp-skgd'\\], not 'dp-scd'"):
-        audit("dp-scd", epsilon=2.0, delta=1e-5, attack="floating-point", runs=10)
+    with pytest.raises(ValueError, match="forward model for \\['dp-cd', 'dp-gcd', 'dp-scd', 'dp-sgd', 'dp-skgd'\\], "
+                                         "not 'seqdp-scd'"):
+        audit("seqdp-scd", epsilon=2.0, delta=1e-5, attack="floating-point", runs=10)
     with pytest.raises(ValueError, match="release=True is the floating-point attack's mode"):
         audit("dp-gcd", epsilon=2.0, delta=1e-5, runs=10, release=True)
     with pytest.raises(ValueError, match="attack='bits'"):

@@ -9,10 +9,10 @@ import pytest
 
 import privcd
 from privcd.auditing import audit, floating_point
-from privcd.auditing.reachability import (LARGEST_KEY, double_of_key, gaussian_step, reachable_gaussian_step,
-                                          reachable_grid_step)
+from privcd.auditing.reachability import (LARGEST_KEY, double_of_key, dual_step, gaussian_step,
+                                          reachable_dual_step, reachable_gaussian_step)
 
-GAUSSIAN_ALGORITHMS = ["dp-cd", "dp-skgd", "dp-sgd"]
+GAUSSIAN_ALGORITHMS = ["dp-cd", "dp-skgd", "dp-sgd", "dp-scd"]
 RUNS = 400
 
 
@@ -46,32 +46,47 @@ def test_the_search_agrees_with_a_brute_force_enumeration():
     assert 60 <= missed <= 140  # about a third
 
 
-@pytest.fixture(scope="module")
-def neighbours():
-    return floating_point.neighbours()
+def test_the_dual_search_agrees_with_a_brute_force_enumeration():
+    """DP-SCD's ``fl(fl(v + fl(s g)) / n)``: for 300 doubles y near ``(v + s) / n``, reachability by the
+    search equals an enumeration of the 16 doubles g nearest ``(y n - v) / s``; some are missed."""
+    rng = np.random.default_rng(3)
+    value, scale, lam_n = -2.0, 0.7, 50.0
+    missed = 0
+    for observed in rng.uniform((value + scale) / lam_n, (value + 1.3 * scale) / lam_n, 300):
+        centre = (observed * lam_n - value) / scale
+        candidates = [centre]
+        for direction in (math.inf, -math.inf):
+            g = centre
+            for _ in range(8):
+                g = math.nextafter(g, direction)
+                candidates.append(g)
+        brute = any(dual_step(g, value, scale, lam_n) == observed for g in candidates)
+        assert reachable_dual_step(observed, value, scale, lam_n) == brute, observed
+        missed += not brute
+    assert missed > 0
 
 
 @pytest.mark.parametrize("algorithm", GAUSSIAN_ALGORITHMS)
-def test_an_experiments_gaussian_steps_are_reached_from_d_and_often_not_from_d_prime(algorithm, neighbours):
+def test_an_experiments_gaussian_steps_are_reached_from_d_and_often_not_from_d_prime(algorithm):
     """The forward model reaches each of D's steps (the kernel's arithmetic, in its order); a share of
     them no double reaches from D' (measured at (2, 1e-5), 500 runs: DP-CD and DP-SkGD 164, DP-SGD
-    56)."""
-    problem, other = neighbours
+    56; 400 runs: DP-SCD 137)."""
     model = floating_point.FORWARD_MODELS[algorithm]
+    problem, other = model.neighbours()
     unreachable = 0
     for seed in range(RUNS):
         run = privcd.fit(problem, algorithm, epsilon=2.0, delta=1e-5, seed=seed, **floating_point.ARGUMENTS,
                          **model.options)
-        scale, factor = floating_point.first_entry(run.info[model.scale_key]), model.factor(problem, run)
-        assert reachable_gaussian_step(run.w[0], model.value(problem), scale, factor), seed
-        unreachable += not reachable_gaussian_step(run.w[0], model.value(other), scale, factor)
+        scale, factor = model.scale(run), model.factor(problem, run)
+        assert model.reachable(run.w[0], model.value(problem), scale, factor), seed
+        unreachable += not model.reachable(run.w[0], model.value(other), scale, factor)
     assert unreachable >= 0.05 * RUNS
 
 
 @pytest.mark.parametrize("algorithm", GAUSSIAN_ALGORITHMS)
-def test_a_releases_grid_steps_are_all_reachable_on_a_public_grid(algorithm, neighbours):
-    problem, other = neighbours
+def test_a_releases_grid_steps_are_all_reachable_on_a_public_grid(algorithm):
     model = floating_point.FORWARD_MODELS[algorithm]
+    problem, other = model.neighbours()
     arguments = dict(epsilon=2.0, delta=1e-5, **floating_point.ARGUMENTS, **model.options)
     spacings = set()
     for _ in range(100):
@@ -79,15 +94,28 @@ def test_a_releases_grid_steps_are_all_reachable_on_a_public_grid(algorithm, nei
         spacing = floating_point.first_entry(run.info["grid_spacing"])
         spacings.add(spacing)
         step = run.w[0]
-        assert reachable_grid_step(step, spacing, model.factor(problem, run))
-        assert not reachable_grid_step(math.nextafter(step, math.inf), spacing, model.factor(problem, run))
+        assert model.release_reachable(step, spacing, model.factor(problem, run))
+        assert not model.release_reachable(math.nextafter(step, math.inf), spacing, model.factor(problem, run))
     neighbour = privcd.fit(other, algorithm, **arguments)
     assert spacings == {floating_point.first_entry(neighbour.info["grid_spacing"])}  # public: D' has it too
 
 
-@pytest.mark.parametrize("algorithm", ["dp-cd", "dp-sgd"])
-def test_the_floating_point_audit_catches_a_gaussian_experiment_and_not_a_release(algorithm):
-    experiment = audit(algorithm, epsilon=2.0, delta=1e-5, attack="floating-point", runs=1000)
+@pytest.mark.parametrize("algorithm, options", [("dp-cd", {}), ("dp-sgd", {}), ("dp-scd", {}),
+                                                ("dp-skgd", {"sketch": "full", "noise": "coordinate"}),
+                                                ("dp-skgd", {"sketch": "tau-nice", "tau": 1, "noise": "coordinate"})])
+def test_the_floating_point_audit_catches_a_gaussian_experiment_and_not_a_release(algorithm, options):
+    """Block sketches run :func:`privcd.kernels.dp_skgd.block_step`, not DP-CD's kernel: on one feature
+    their block is ``{0}`` and the same attack applies to its arithmetic."""
+    experiment = audit(algorithm, epsilon=2.0, delta=1e-5, attack="floating-point", runs=1000, **options)
     assert experiment.epsilon_lower == math.inf and experiment.delta_lower > 0.05
-    release = audit(algorithm, epsilon=2.0, delta=1e-5, attack="floating-point", runs=200, release=True)
+    assert {key: experiment.options[key] for key in options} == options
+    release = audit(algorithm, epsilon=2.0, delta=1e-5, attack="floating-point", runs=200, release=True, **options)
     assert release.delta_lower == 0.0 and release.epsilon_lower == 0.0
+
+
+def test_the_attack_refuses_what_a_release_refuses():
+    """DP-SkGD's importance sketch has no release (its block size varies): the attack says so rather
+    than attacking another sketch."""
+    with pytest.raises(ValueError, match="sketch='importance'"):
+        audit("dp-skgd", epsilon=2.0, delta=1e-5, attack="floating-point", runs=10, release=True,
+              sketch="importance", probabilities="smoothness", tau=1)

@@ -142,10 +142,10 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
         audits checks its claims at ``1 - (1 - confidence) / K`` (:mod:`privcd.auditing.study`).
     attack : {None, "floating-point"}
         ``"floating-point"``: Mironov's attack on the noise as IEEE floats instead of the statistical
-        test (:mod:`privcd.auditing.floating_point`; DP-GCD, DP-CD, DP-SkGD's uniform sketch,
-        full-batch DP-SGD): ``runs`` (default 2,000) first steps on D, and an infinite bound when
-        the share a neighbour cannot reach exceeds delta (with ``confidence``), else 0;
-        ``release=True`` attacks private releases (OS entropy, no seed).
+        test (:mod:`privcd.auditing.floating_point`; DP-GCD, DP-CD, DP-SkGD with the sketch given in
+        ``options``, full-batch DP-SGD and DP-SCD): ``runs`` (default 2,000) first steps on D, and an
+        infinite bound when the share a neighbour cannot reach exceeds delta (with ``confidence``),
+        else 0; ``release=True`` attacks private releases (OS entropy, no seed).
     **options
         Options of the algorithm and of the audited run (``passes``, ``step``, ``clip``), over the
         design's defaults.
@@ -160,7 +160,7 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
     if attack is not None:
         return floating_point_audit(algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed,
                                     confidence=confidence, check_confidence=check_confidence, attack=attack,
-                                    release=release)
+                                    release=release, options=options)
     runs = DEFAULT_RUNS if runs is None else check_positive_int("runs", runs)
     if runs < 10:
         raise ValueError(f"runs={runs}: an audit needs at least 10 runs on each dataset")
@@ -217,7 +217,8 @@ def canary_scores(pair, algorithm, *, epsilon, delta, runs, seed, noise_factor=1
     return scores[0], scores[1], plan
 
 
-def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, check_confidence, attack, release):
+def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, check_confidence, attack, release,
+                         options):
     """:func:`audit` with ``attack="floating-point"`` (its docstring; :mod:`privcd.auditing.floating_point`):
     ``statistic = "floating-point"``, ``delta_lower`` the unreachable share's lower bound."""
     if attack != "floating-point":
@@ -226,10 +227,10 @@ def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, c
     seed = check_seed(seed)
     confidence = check_number("confidence", confidence, low=0.0, high=1.0)
     floating_point.unreachable_share(algorithm, epsilon=epsilon, delta=delta, runs=1, seed=seed,
-                                     release=bool(release))  # compiles: not timed
+                                     release=bool(release), options=options)  # compiles: not timed
     start = time.perf_counter()
     unreachable, (claim, claimed_delta) = floating_point.unreachable_share(
-        algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed, release=bool(release))
+        algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed, release=bool(release), options=options)
     delta_lower = floating_point.delta_lower_bound(unreachable, runs, confidence)
     epsilon_check = None
     if check_confidence is not None:
@@ -237,7 +238,7 @@ def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, c
         check_delta = floating_point.delta_lower_bound(unreachable, runs, check_confidence)
         epsilon_check = math.inf if check_delta > claimed_delta else 0.0
     return AuditResult(
-        algorithm=algorithm, options={**floating_point.ARGUMENTS, "release": bool(release)}, epsilon=claim,
+        algorithm=algorithm, options={**floating_point.ARGUMENTS, **options, "release": bool(release)}, epsilon=claim,
         delta=claimed_delta, epsilon_lower=math.inf if delta_lower > claimed_delta else 0.0, confidence=confidence,
         runs=runs, counts=floating_point.floating_point_counts(unreachable, runs),
         seconds=time.perf_counter() - start, statistic="floating-point", epsilon_check=epsilon_check,

@@ -14,8 +14,11 @@ Forward models (:data:`FORWARD_MODELS`) exist for the first step of DP-GCD (Lapl
 experiment's floating-point sample, :func:`~privcd.auditing.reachability.reachable_dp_gcd_step`),
 DP-CD and DP-SkGD's uniform sketch (which runs DP-CD's kernel) and full-batch DP-SGD (Gaussian
 noise: every double the sampler could return,
-:func:`~privcd.auditing.reachability.reachable_gaussian_step`); a release's grid step is
-:func:`~privcd.auditing.reachability.reachable_grid_step` for each. The neighbours
+:func:`~privcd.auditing.reachability.reachable_gaussian_step`), and full-batch DP-SCD (its first
+iterate ``v / (lam N)``, :func:`~privcd.auditing.reachability.reachable_dual_step`, on
+:func:`dual_neighbours`); a release's grid step is
+:func:`~privcd.auditing.reachability.reachable_grid_step` for each
+(:func:`~privcd.auditing.reachability.reachable_dual_grid_step` for DP-SCD). The neighbours
 (:func:`neighbours`) are one feature of ones and alternating labels, the first flipped, so the
 clipped gradient at ``w = 0`` is a sum of ``+-1/2`` terms, exact in floating point.
 """
@@ -27,8 +30,10 @@ import numpy as np
 from scipy import stats
 
 from privcd.algorithms.base import coordinate_step_sizes
+from privcd.auditing.canaries import LABEL
 from privcd.auditing.bounds import ErrorCounts
-from privcd.auditing.reachability import reachable_dp_gcd_step, reachable_gaussian_step, reachable_grid_step
+from privcd.auditing.reachability import (reachable_dp_gcd_step, reachable_dual_grid_step, reachable_dual_step,
+                                          reachable_gaussian_step, reachable_grid_step)
 from privcd.fit import fit
 from privcd.problem import Problem
 
@@ -46,6 +51,29 @@ def neighbours(records=RECORDS):
         y[0] = first_label
         problems.append(Problem(np.ones((records, 1)), y, "logistic", None, 0.0, constants="data"))
     return tuple(problems)
+
+
+def dual_neighbours(records=RECORDS):
+    """DP-SCD's ``(D, D')``: one feature ``x_i = 1``, labels ``+-Y`` alternating from ``+Y`` (D) or ``-Y``
+    (D') in record 0 (``Y`` the canaries' :data:`~privcd.auditing.canaries.LABEL`), the squared loss with
+    ``lam = 1``: every dual update saturates at ``+-C``, so a full batch's sum is an exact integer."""
+    problems = []
+    for first_label in (1.0, -1.0):
+        y = np.where(np.arange(records) % 2 == 0, LABEL, -LABEL)
+        y[0] = first_label * LABEL
+        problems.append(Problem(np.ones((records, 1)), y, "squared", "l2", 1.0, row_norm_bound=1.0))
+    return tuple(problems)
+
+
+def dual_sum(problem):
+    """DP-SCD's ``v`` after a full batch from ``alpha = 0``: ``sum_j zeta_j x_j`` with every ``zeta_j =
+    C sign(y_j)`` (:func:`dual_neighbours`), exact in any order."""
+    return float(np.sum(np.sign(problem.y))) * ARGUMENTS["clip"]
+
+
+def dual_factor(problem, run):
+    """DP-SCD's ``lam N``, the divisor of ``theta = v / (lam N)``."""
+    return problem.lam * problem.n_samples
 
 
 def gradient_sum(problem):
@@ -80,27 +108,51 @@ class ForwardModel:
     ----------
     factor : callable ``(problem, run) -> a``
     value : callable ``problem -> v``, the released value before noise.
-    scale_key : str
-        The key of ``run.info`` that holds the experiment's noise scale ``s``.
+    scale : callable ``run -> s``
+        The experiment's noise scale on the coordinate, from the run's public ``info``.
     reachable : callable ``(observed, v, s, a) -> bool``
         Whether the experiment's floating-point noise can give ``observed``.
     options : dict
         The algorithm's options for the attacked run, over :data:`ARGUMENTS`.
+    neighbours : callable ``() -> (D, D')``
+    release_reachable : callable ``(observed, spacing, a) -> bool``
+        Whether a release's grid step can give ``observed``.
     """
 
     factor: Callable
     value: Callable
-    scale_key: str
+    scale: Callable
     reachable: Callable
     options: dict = field(default_factory=dict)
+    neighbours: Callable = neighbours
+    release_reachable: Callable = reachable_grid_step
+
+
+def noise_std(run):
+    """The noise scale ``info["noise_std"]`` on the first coordinate."""
+    return first_entry(run.info["noise_std"])
+
+
+def release_scale(run):
+    """DP-GCD's Laplace scale of its releases, ``info["release_scale"]``."""
+    return first_entry(run.info["release_scale"])
+
+
+def block_noise_std(run):
+    """DP-SkGD's noise on the one coordinate's block ``{0}``: ``fl(sigma_0 sqrt(w_0))`` as
+    :func:`privcd.kernels.dp_skgd.block_step` forms it (the uniform sketch's unit weight leaves
+    ``sigma_0``, DP-CD's kernel)."""
+    return noise_std(run) * math.sqrt(0.0 + first_entry(run.info["noise_weights"]))
 
 
 FORWARD_MODELS = {
-    "dp-gcd": ForwardModel(coordinate_factor, first_gradient, "release_scale", reachable_dp_gcd_step),
-    "dp-cd": ForwardModel(coordinate_factor, first_gradient, "noise_std", reachable_gaussian_step),
-    "dp-skgd": ForwardModel(coordinate_factor, first_gradient, "noise_std", reachable_gaussian_step),
-    "dp-sgd": ForwardModel(full_batch_factor, gradient_sum, "noise_std", reachable_gaussian_step,
+    "dp-gcd": ForwardModel(coordinate_factor, first_gradient, release_scale, reachable_dp_gcd_step),
+    "dp-cd": ForwardModel(coordinate_factor, first_gradient, noise_std, reachable_gaussian_step),
+    "dp-skgd": ForwardModel(coordinate_factor, first_gradient, block_noise_std, reachable_gaussian_step),
+    "dp-sgd": ForwardModel(full_batch_factor, gradient_sum, noise_std, reachable_gaussian_step,
                            {"batch_size": RECORDS}),
+    "dp-scd": ForwardModel(dual_factor, dual_sum, noise_std, reachable_dual_step, {"batch_size": RECORDS},
+                           dual_neighbours, reachable_dual_grid_step),
 }
 
 
@@ -109,26 +161,27 @@ def first_entry(value):
     return float(np.ravel(value)[0])
 
 
-def unreachable_share(algorithm, *, epsilon, delta, runs, seed, release):
+def unreachable_share(algorithm, *, epsilon, delta, runs, seed, release, options=None):
     """``(unreachable, claim)``: how many of ``runs`` first steps on D no input of D' reaches, and the
     runs' achieved (epsilon, delta). An experiment's run i has seed ``seed + i``; a release
-    (``release=True``) draws OS entropy."""
+    (``release=True``) draws OS entropy. ``options`` are the algorithm's, over the model's (e.g.
+    DP-SkGD's ``sketch``; on one feature every sketch's block is ``{0}`` or empty)."""
     if algorithm not in FORWARD_MODELS:
         raise ValueError(f"the floating-point audit has a forward model for {sorted(FORWARD_MODELS)}, not "
                          f"{algorithm!r}: its noisy step has no monotone model here")
     model = FORWARD_MODELS[algorithm]
-    inside, outside = neighbours()
+    inside, outside = model.neighbours()
     value_inside, value_outside = model.value(inside), model.value(outside)
     unreachable = 0
     for index in range(runs):
         run = fit(inside, algorithm, epsilon=epsilon, delta=delta, seed=None if release else seed + index,
-                  **ARGUMENTS, **model.options)
+                  **ARGUMENTS, **{**model.options, **(options or {})})
         step, factor = run.w[0], model.factor(inside, run)
         if release:
             spacing = first_entry(run.info["grid_spacing"])  # public: the same grid under D' (the tests)
-            unreachable += not reachable_grid_step(step, spacing, factor)
+            unreachable += not model.release_reachable(step, spacing, factor)
         else:
-            scale = first_entry(run.info[model.scale_key])
+            scale = model.scale(run)
             if not model.reachable(step, value_inside, scale, factor):
                 raise AssertionError("the forward model does not reproduce the kernel's step: the attack would be void")
             unreachable += not model.reachable(step, value_outside, scale, factor)

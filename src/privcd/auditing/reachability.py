@@ -29,7 +29,9 @@ sampler's double g; each rounding is non-decreasing, so the step is non-increasi
 A step that no double reaches from v' is unreachable whatever the sampler draws. It finds fewer
 steps unreachable than a model of the sampler's own outputs would (every double is allowed),
 but each it finds is certain: ``fl(s g)`` misses doubles wherever ``s`` is not a power of two, and
-adding ``v`` or ``v'`` shifts the gaps differently.
+adding ``v`` or ``v'`` shifts the gaps differently. DP-SCD's first iterate is ``fl(fl(v + fl(s g)) /
+(lam N))`` (:func:`reachable_dual_step`), non-decreasing in g, and its release's ``fl(fl(h m) / (lam
+N))`` for an integer m (:func:`reachable_dual_grid_step`).
 """
 import math
 import struct
@@ -127,3 +129,27 @@ def reachable_gaussian_step(observed, value, scale, factor):
     index = _first_at_most(lambda key: gaussian_step(double_of_key(key), value, scale, factor), observed,
                            -LARGEST_KEY, LARGEST_KEY)
     return gaussian_step(double_of_key(index), value, scale, factor) == observed
+
+
+def dual_step(noise, value, scale, lam_n):
+    """DP-SCD's first iterate with floating-point noise ``noise``: ``theta = (v + scale noise) / (lam N)``,
+    with the kernel's operations in its order (:func:`privcd.kernels.dp_scd.dp_scd`: the batch's updates
+    summed into v, then the noise, then the division)."""
+    return (value + scale * noise) / lam_n
+
+
+def reachable_dual_step(observed, value, scale, lam_n):
+    """Whether some finite double ``g`` makes :func:`dual_step` equal ``observed`` (binary search over the
+    doubles' order on its negation, the step non-decreasing in ``g``)."""
+    index = _first_at_most(lambda key: -dual_step(double_of_key(key), value, scale, lam_n), -observed,
+                           -LARGEST_KEY, LARGEST_KEY)
+    return dual_step(double_of_key(index), value, scale, lam_n) == observed
+
+
+def reachable_dual_grid_step(observed, spacing, lam_n):
+    """Whether some integer ``m`` with ``|m| < 2^53`` makes a DP-SCD release's first iterate
+    ``(spacing m) / (lam N)`` (:func:`privcd.kernels.dp_scd_grid.dp_scd_on_grid`) equal ``observed``."""
+    limit = UNIFORM_STEPS - 1
+    index = _first_at_most(lambda m: -((spacing * m) / lam_n), -observed, -limit, limit)
+    return (spacing * index) / lam_n == observed
+

@@ -41,6 +41,11 @@ SOUND = {
                                     "DP-CD release, floating-point attack"),
     "dp-sgd-release-floats": Variant("dp-sgd", {"attack": "floating-point", "release": True},
                                      "DP-SGD release, floating-point attack"),
+    "dp-skgd-full-release-floats": Variant("dp-skgd", {"sketch": "full", "noise": "coordinate",
+                                                       "attack": "floating-point", "release": True},
+                                           "DP-SkGD (full) release, floating-point attack"),
+    "dp-scd-release-floats": Variant("dp-scd", {"attack": "floating-point", "release": True},
+                                     "DP-SCD release, floating-point attack"),
 }
 UNSOUND = {
     "dp-scd-paper": Variant("dp-scd", {"noise": "batch-duals", "accountant": "paper"},
@@ -51,5 +56,10 @@ UNSOUND = {
                                        "DP-CD experiment, floating-point attack"),
     "dp-sgd-experiment-floats": Variant("dp-sgd", {"attack": "floating-point"},
                                         "DP-SGD experiment, floating-point attack"),
+    "dp-skgd-full-experiment-floats": Variant("dp-skgd", {"sketch": "full", "noise": "coordinate",
+                                                          "attack": "floating-point"},
+                                              "DP-SkGD (full) experiment, floating-point attack"),
+    "dp-scd-experiment-floats": Variant("dp-scd", {"attack": "floating-point"},
+                                        "DP-SCD experiment, floating-point attack"),
 }
 VARIANTS = {**SOUND, **UNSOUND}
