@@ -132,3 +132,16 @@ def test_mironovs_attack_finds_nothing_in_releases():
         for _ in range(2_000):
             released = laplace_release(mechanism, ReleaseSeed())
             assert all(reachable_on_grid(released[j], spacings[j]) for j in range(4))
+
+
+def test_the_audits_attack_on_dp_cd_p_catches_an_experiments_constants_and_not_a_releases():
+    """``privcd.audit("dp-cd", smoothness="private", attack="floating-point")`` reads the constants the
+    run publishes (``Run.info["M_private"]``): measured at (2, 1e-5), 262 of 500 experiments
+    unreachable from D', none of 500 releases."""
+    experiment = privcd.audit("dp-cd", epsilon=2.0, delta=1e-5, attack="floating-point", runs=500,
+                              smoothness="private")
+    assert experiment.epsilon_lower == math.inf and experiment.delta_lower > 0.3
+    release = privcd.audit("dp-cd", epsilon=2.0, delta=1e-5, attack="floating-point", runs=300, release=True,
+                           smoothness="private")
+    assert release.epsilon_lower == 0.0 and release.counts.false_negatives == 300
+

@@ -18,7 +18,9 @@ noise: every double the sampler could return,
 iterate ``v / (lam N)``, :func:`~privcd.auditing.reachability.reachable_dual_step`, on
 :func:`dual_neighbours`); a release's grid step is
 :func:`~privcd.auditing.reachability.reachable_grid_step` for each
-(:func:`~privcd.auditing.reachability.reachable_dual_grid_step` for DP-SCD). The neighbours
+(:func:`~privcd.auditing.reachability.reachable_dual_grid_step` for DP-SCD). DP-CD-P's Laplace
+release of its smoothness constants is attacked where the run publishes them
+(:func:`unreachable_constants`). The neighbours
 (:func:`neighbours`) are one feature of ones and alternating labels, the first flipped, so the
 clipped gradient at ``w = 0`` is a sum of ``+-1/2`` terms, exact in floating point.
 """
@@ -33,8 +35,10 @@ from privcd.algorithms.base import coordinate_step_sizes
 from privcd.auditing.canaries import LABEL
 from privcd.auditing.bounds import ErrorCounts
 from privcd.auditing.reachability import (reachable_dp_gcd_step, reachable_dual_grid_step, reachable_dual_step,
-                                          reachable_gaussian_step, reachable_grid_step)
-from privcd.fit import fit
+                                          reachable_gaussian_step, reachable_grid_step, reachable_numpy_laplace,
+                                          reachable_on_grid)
+from privcd.fit import fit, prepare
+from privcd.privacy.grid_laplace import grid_spacing
 from privcd.problem import Problem
 
 RECORDS = 50  # n of the neighbours
@@ -161,11 +165,63 @@ def first_entry(value):
     return float(np.ravel(value)[0])
 
 
+def smoothness_neighbours(records=RECORDS):
+    """DP-CD-P's ``(D, D')``: two features, ``records`` rows of norm <= 1 drawn once (seed 0), the first
+    ``(1, 0)`` in D and ``(0, 1)`` in D', labels ``+-1`` alternating, the logistic loss, public bounds
+    ``feature_bound = row_norm_bound = 1``: the clipped means of the constants differ on both
+    coordinates, their Laplace scales (from the bounds) do not."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1.0, 1.0, size=(records, 2))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    y = np.where(np.arange(records) % 2 == 0, 1.0, -1.0)
+    problems = []
+    for first_row in ((1.0, 0.0), (0.0, 1.0)):
+        rows = X.copy()
+        rows[0] = first_row
+        problems.append(Problem(rows, y, "logistic", feature_bound=1.0, row_norm_bound=1.0))
+    return tuple(problems)
+
+
+def unreachable_constants(*, epsilon, delta, runs, seed, release, options):
+    """:func:`unreachable_share` for DP-CD-P's private smoothness constants (dp-cd eq. (126)), observed in
+    ``Run.info["M_private"] = max(clipped mean + Lap(lambda), lambda)``: an experiment's Laplace is
+    numpy's floating-point sample (:func:`~privcd.auditing.reachability.reachable_numpy_laplace` from
+    D''s clipped mean), a release's a point of the public grid
+    (:func:`~privcd.auditing.reachability.reachable_on_grid`); a constant floored at ``lambda`` is
+    reachable from both."""
+    inside, outside = smoothness_neighbours()
+    arguments = {**ARGUMENTS, **options}
+    mechanisms = [prepare(problem, "dp-cd", epsilon=epsilon, delta=delta, **arguments)[3].kernel["smoothness"]
+                  for problem in (inside, outside)]
+    scale = mechanisms[0].scale
+    spacings = [grid_spacing(lam, mechanisms[0].epsilon, scale.size) for lam in scale]
+    unreachable = 0
+    for index in range(runs):
+        run = fit(inside, "dp-cd", epsilon=epsilon, delta=delta, seed=None if release else seed + index, **arguments)
+        constants = run.info["M_private"]
+        if release:
+            unreachable += not all(m == lam or reachable_on_grid(m, h) for m, lam, h in zip(constants, scale, spacings))
+            continue
+
+        def reached(mechanism):
+            return all(m == lam or reachable_numpy_laplace(m, mean, lam)
+                       for m, mean, lam in zip(constants, mechanism.clipped_mean, mechanism.scale))
+        if not reached(mechanisms[0]):
+            raise AssertionError("the forward model does not reproduce the constants' release: the attack "
+                                 "would be void")
+        unreachable += not reached(mechanisms[1])
+    return unreachable, (run.epsilon, run.delta)
+
+
 def unreachable_share(algorithm, *, epsilon, delta, runs, seed, release, options=None):
     """``(unreachable, claim)``: how many of ``runs`` first steps on D no input of D' reaches, and the
     runs' achieved (epsilon, delta). An experiment's run i has seed ``seed + i``; a release
     (``release=True``) draws OS entropy. ``options`` are the algorithm's, over the model's (e.g.
-    DP-SkGD's ``sketch``; on one feature every sketch's block is ``{0}`` or empty)."""
+    DP-SkGD's ``sketch``; on one feature every sketch's block is ``{0}`` or empty). DP-CD-P
+    (``smoothness="private"``) is attacked on its constants (:func:`unreachable_constants`)."""
+    if algorithm == "dp-cd" and (options or {}).get("smoothness") == "private":
+        return unreachable_constants(epsilon=epsilon, delta=delta, runs=runs, seed=seed, release=release,
+                                     options=options)
     if algorithm not in FORWARD_MODELS:
         raise ValueError(f"the floating-point audit has a forward model for {sorted(FORWARD_MODELS)}, not "
                          f"{algorithm!r}: its noisy step has no monotone model here")

@@ -84,7 +84,8 @@ def result_row(variant, target_epsilon, seed, result):
     return {"variant": variant, "label": entry.label, "algorithm": entry.algorithm, "sound": variant in SOUND,
             "target_epsilon": float(target_epsilon), "epsilon": result.epsilon, "delta": result.delta,
             "epsilon_lower": result.epsilon_lower, "ratio": result.epsilon_lower / result.epsilon,
-            "statistic": result.statistic, "mu": result.mu, "mu_lower": result.mu_lower, "runs": result.runs, "threshold": counts.threshold, "false_negatives": counts.false_negatives,
+            "statistic": result.statistic, "mu": result.mu, "mu_lower": result.mu_lower, "runs": result.runs,
+            "threshold": counts.threshold, "false_negatives": counts.false_negatives,
             "false_positives": counts.false_positives, "seed": seed, "seconds": result.seconds,
             "epsilon_check": result.epsilon_check}
 

@@ -44,6 +44,8 @@ SOUND = {
     "dp-skgd-full-release-floats": Variant("dp-skgd", {"sketch": "full", "noise": "coordinate",
                                                        "attack": "floating-point", "release": True},
                                            "DP-SkGD (full) release, floating-point attack"),
+    "dp-cd-p-release-floats": Variant("dp-cd", {"smoothness": "private", "attack": "floating-point", "release": True},
+                                      "DP-CD-P release, floating-point attack"),
     "dp-scd-release-floats": Variant("dp-scd", {"attack": "floating-point", "release": True},
                                      "DP-SCD release, floating-point attack"),
 }
@@ -59,6 +61,8 @@ UNSOUND = {
     "dp-skgd-full-experiment-floats": Variant("dp-skgd", {"sketch": "full", "noise": "coordinate",
                                                           "attack": "floating-point"},
                                               "DP-SkGD (full) experiment, floating-point attack"),
+    "dp-cd-p-experiment-floats": Variant("dp-cd", {"smoothness": "private", "attack": "floating-point"},
+                                         "DP-CD-P experiment, floating-point attack"),
     "dp-scd-experiment-floats": Variant("dp-scd", {"attack": "floating-point"},
                                         "DP-SCD experiment, floating-point attack"),
 }
