@@ -83,15 +83,15 @@ def _notice(name):
 
 
 def _type_key(argument):
-    """What numba's type of ``argument`` depends on, cheaply: an array's dtype, dimensions, layout
-    and flags, a tuple's members, a scalar's Python type (numba types a scalar by its type alone);
-    anything else, numba's own type of it."""
+    """What numba's type of ``argument`` depends on, cheaply: an array's dtype, dimensions and flags
+    (layout, writeability, alignment, in one integer: a finer key than numba's type, never a coarser
+    one), a tuple's members, a scalar's, a random generator's or None's Python type (numba types them
+    by their type alone); anything else, numba's own type of it (3 us for a generator, 0.2 us for
+    its type)."""
     if isinstance(argument, np.ndarray):
-        flags = argument.flags
-        return (argument.dtype.str, argument.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable,
-                flags.aligned)
+        return (argument.dtype.str, argument.ndim, argument.flags.num)
     if isinstance(argument, tuple):
         return tuple(map(_type_key, argument))
-    if isinstance(argument, (bool, int, float, np.generic)):
+    if argument is None or isinstance(argument, (bool, int, float, np.generic, np.random.Generator)):
         return type(argument)
     return numba.typeof(argument)
