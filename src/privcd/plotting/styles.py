@@ -72,8 +72,8 @@ STYLES = {
 }
 
 # The hue of each registered algorithm (privcd.algorithms), for entries not in STYLES.
-FAMILY_COLORS = {"dp-cd": BLUE, "dp-sgd": ORANGE, "dp-gcd": PURPLE, "dp-scd": RED, "seqdp-scd": CYAN,
-                 "dp-skgd": BROWN}
+FAMILY_COLORS = {"dp-cd": BLUE, "dp-cd-p": GREEN, "dp-sgd": ORANGE, "dp-gcd": PURPLE, "dp-scd": RED,
+                 "seqdp-scd": CYAN, "dp-skgd": BROWN}
 # Entries of no known family: colours far from the families' hues, in this order.
 FALLBACK_COLORS = ("#7f7f7f", "#bcbd22", "#000000", "#e6ab02", "#1b9e77", "#666666", "#dbdb8d", "#a6cee3")
 MARKERS = ("o", "s", "^", "v", "D", "<", ">", "P", "X", "*", "h", "p", "d", "8", "H", "+", "x", "1", "2", "3")
@@ -92,15 +92,16 @@ def figure_styles(entries, algorithm_of=None):
     entries : iterable of str
         Config entry names (``"dp-cd"``, ``"dp-gcd-gs-s"``, ...).
     algorithm_of : dict, optional
-        Entry -> registered algorithm it runs (``"dp-skgd-tau-8": "dp-skgd"``); default: the longest
-        registered name the entry starts with.
+        Entry -> registered algorithm it runs (``"dp-skgd-tau-8": "dp-skgd"``), for entries whose name
+        starts with no family of :data:`FAMILY_COLORS` (a name that does keeps that family's hue:
+        ``"dp-cd-p-experiment-floats"`` runs dp-cd and is drawn in DP-CD-P's green).
     """
     entries = sorted(set(entries))
     styles = {entry: STYLES[entry] for entry in entries if entry in STYLES}
     used_colors = {style.color for style in styles.values()}
     fallback = (color for color in FALLBACK_COLORS if color not in used_colors)
     for entry in (entry for entry in entries if entry not in STYLES):
-        family = (algorithm_of or {}).get(entry) or _family(entry)
+        family = _family(entry) or (algorithm_of or {}).get(entry)
         color = FAMILY_COLORS.get(family) or next(fallback, None)
         if color is None:
             color = FALLBACK_COLORS[len(styles) % len(FALLBACK_COLORS)]
