@@ -286,7 +286,8 @@ def hidden_dual_pair(options, *, passes=2):
         lam_n = problem.lam * problem.n_samples
         releases = np.diff(path[:, 0]) * lam_n
         sigma = plan.calibration.noise_multiplier * plan.info["sensitivity"]  # the claim's, not a mutant's
-        inside_ll, outside_ll = dual_log_likelihoods(releases, alpha, plan.kernel["clip"], sigma, q=0.5)
+        q = plan.kernel["batch_size"] / problem.n_samples  # one of the two records a step
+        inside_ll, outside_ll = dual_log_likelihoods(releases, alpha, plan.kernel["clip"], sigma, q=q)
         return float(inside_ll - outside_ll)
     return CanaryPair(
         inside, outside, {"passes": passes, "step": 1.0, "clip": 0.01, "batch_size": 1, **options,

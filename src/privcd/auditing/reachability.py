@@ -92,10 +92,15 @@ def _first_at_most(step, observed, low, high):
     return low
 
 
+def _reached(step, observed, low, high):
+    """Whether the non-increasing ``step`` takes the value ``observed`` at some index in ``[low, high]``
+    (negation is exact, so a non-decreasing step is searched as its negation)."""
+    return step(_first_at_most(step, observed, low, high)) == observed
+
+
 def reachable_dp_gcd_step(observed, gradient, scale, gamma):
     """Whether some uniform index in ``[1, 2^53)`` makes :func:`dp_gcd_step` equal ``observed``."""
-    index = _first_at_most(lambda i: dp_gcd_step(i, gradient, scale, gamma), observed, 1, UNIFORM_STEPS - 1)
-    return dp_gcd_step(index, gradient, scale, gamma) == observed
+    return _reached(lambda i: dp_gcd_step(i, gradient, scale, gamma), observed, 1, UNIFORM_STEPS - 1)
 
 
 def reachable_grid_step(observed, spacing, gamma):
@@ -103,8 +108,7 @@ def reachable_grid_step(observed, spacing, gamma):
     equal ``observed`` (every ``m`` is reachable: the discrete Laplace and Gaussian have full
     support)."""
     limit = UNIFORM_STEPS - 1
-    index = _first_at_most(lambda m: 0.0 - gamma * (spacing * m), observed, -limit, limit)
-    return 0.0 - gamma * (spacing * index) == observed
+    return _reached(lambda m: 0.0 - gamma * (spacing * m), observed, -limit, limit)
 
 
 def double_of_key(key):
@@ -126,9 +130,8 @@ def gaussian_step(noise, value, scale, factor):
 def reachable_gaussian_step(observed, value, scale, factor):
     """Whether some finite double ``g`` makes :func:`gaussian_step` equal ``observed`` (binary search
     over the doubles' order, the step non-increasing in ``g``)."""
-    index = _first_at_most(lambda key: gaussian_step(double_of_key(key), value, scale, factor), observed,
-                           -LARGEST_KEY, LARGEST_KEY)
-    return gaussian_step(double_of_key(index), value, scale, factor) == observed
+    return _reached(lambda key: gaussian_step(double_of_key(key), value, scale, factor), observed,
+                    -LARGEST_KEY, LARGEST_KEY)
 
 
 def dual_step(noise, value, scale, lam_n):
@@ -141,15 +144,13 @@ def dual_step(noise, value, scale, lam_n):
 def reachable_dual_step(observed, value, scale, lam_n):
     """Whether some finite double ``g`` makes :func:`dual_step` equal ``observed`` (binary search over the
     doubles' order on its negation, the step non-decreasing in ``g``)."""
-    index = _first_at_most(lambda key: -dual_step(double_of_key(key), value, scale, lam_n), -observed,
-                           -LARGEST_KEY, LARGEST_KEY)
-    return dual_step(double_of_key(index), value, scale, lam_n) == observed
+    return _reached(lambda key: -dual_step(double_of_key(key), value, scale, lam_n), -observed,
+                    -LARGEST_KEY, LARGEST_KEY)
 
 
 def reachable_dual_grid_step(observed, spacing, lam_n):
     """Whether some integer ``m`` with ``|m| < 2^53`` makes a DP-SCD release's first iterate
     ``(spacing m) / (lam N)`` (:func:`privcd.kernels.dp_scd_grid.dp_scd_on_grid`) equal ``observed``."""
     limit = UNIFORM_STEPS - 1
-    index = _first_at_most(lambda m: -((spacing * m) / lam_n), -observed, -limit, limit)
-    return (spacing * index) / lam_n == observed
+    return _reached(lambda m: -((spacing * m) / lam_n), -observed, -limit, limit)
 
