@@ -53,7 +53,8 @@ def test_unknown_entries_take_their_familys_hue_or_an_unused_colour_and_never_co
     assert styles["dp-skgd-tau-8"].color == STYLES["dp-skgd"].color  # longest registered prefix: dp-skgd
     assert styles["dp-cd-new"].color == BLUE and styles["mystery"].color == ORANGE  # algorithm_of, no prefix
     # a name's own family wins over the algorithm it runs: DP-CD-P's variants in DP-CD-P's green
-    attack = figure_styles(["dp-cd-p", "dp-cd-p-experiment-floats"], algorithm_of={"dp-cd-p-experiment-floats": "dp-cd"})
+    attack = figure_styles(["dp-cd-p", "dp-cd-p-experiment-floats"],
+                           algorithm_of={"dp-cd-p-experiment-floats": "dp-cd"})
     assert attack["dp-cd-p-experiment-floats"].color == STYLES["dp-cd-p"].color
     used = {style.color for name, style in STYLES.items()}
     assert styles["aaa"].color in FALLBACK_COLORS and styles["aaa"].color not in used
