@@ -186,18 +186,26 @@ def gaussian_epsilon(mu, delta):
     return float(dp_accounting.get_epsilon_gaussian(1.0 / mu, delta))
 
 
-def threshold_rates(inside, outside, confidence, count=CANDIDATE_THRESHOLDS, central=0.0):
+def threshold_rates(inside, outside, confidence, count=CANDIDATE_THRESHOLDS, central=0.0, projected_runs=None):
     """``(candidates, FPR, FNR)``: ``count`` quantiles of the pooled scores, from ``central`` to ``1 -
     central``, and the Clopper-Pearson upper bounds (level ``1 - (1 - confidence) / 2``) of the test
-    "D if score > threshold" at each."""
+    "D if score > threshold" at each: from these runs' error counts, or, with ``projected_runs``,
+    from the counts that many runs a side would have at these runs' rates (the bounds a threshold
+    chosen here can expect on a bound split of that size, where a small selection split's own
+    bounds are looser at rare rates and so favour central thresholds)."""
     inside, outside = np.sort(inside), np.sort(outside)
     levels = np.linspace(central, 1.0 - central, count)
     candidates = np.unique(np.quantile(np.concatenate([inside, outside]), levels))
     false_negatives = np.searchsorted(inside, candidates, side="right")
     false_positives = outside.size - np.searchsorted(outside, candidates, side="right")
+    inside_runs, outside_runs = inside.size, outside.size
+    if projected_runs is not None:
+        false_negatives = np.round(false_negatives * projected_runs / inside_runs)
+        false_positives = np.round(false_positives * projected_runs / outside_runs)
+        inside_runs = outside_runs = projected_runs
     level = 1.0 - (1.0 - confidence) / 2.0
-    return (candidates, clopper_pearson_upper(false_positives, outside.size, level),
-            clopper_pearson_upper(false_negatives, inside.size, level))
+    return (candidates, clopper_pearson_upper(false_positives, outside_runs, level),
+            clopper_pearson_upper(false_negatives, inside_runs, level))
 
 
 def best_threshold(inside, outside, delta, confidence):

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from privcd.auditing import DEFAULT_RUNS, floating_point
-from privcd.auditing.variants import SOUND, VARIANTS
+from privcd.auditing.variants import MUTANTS, SOUND, VARIANTS
 from privcd.tuning.seeds import derive_seed
 from privcd.validation import check_number, check_positive, check_positive_int
 
-DEFAULTS = {"epsilons": [0.5, 1.0, 2.0, 4.0, 8.0], "delta": 1e-5, "runs": DEFAULT_RUNS, "variants": sorted(VARIANTS)}
+DEFAULTS = {"epsilons": [0.5, 1.0, 2.0, 4.0, 8.0], "mutant_epsilons": [2.0], "delta": 1e-5, "runs": DEFAULT_RUNS,
+            "variants": sorted(VARIANTS)}
 COLUMNS = ["variant", "label", "algorithm", "sound", "target_epsilon", "epsilon", "delta", "epsilon_lower",
            "ratio", "statistic", "mu", "mu_lower", "runs", "threshold", "false_negatives", "false_positives", "seed",
            "seconds", "epsilon_check"]
@@ -34,6 +35,7 @@ class AuditStudy:
 
     variants: tuple
     epsilons: tuple
+    mutant_epsilons: tuple
     delta: float
     runs: int
 
@@ -48,16 +50,17 @@ class AuditStudy:
         if bad or not variants:
             raise ValueError(f"audit.variants: {bad or variants!r} not known; expected names of "
                              f"privcd.auditing.VARIANTS: {sorted(VARIANTS)}")
-        epsilons = tuple(check_positive("audit.epsilons", float(epsilon)) for epsilon in section["epsilons"])
-        if not epsilons or not all(math.isfinite(epsilon) for epsilon in epsilons):
-            raise ValueError(f"audit.epsilons={section['epsilons']!r}: expected a list of finite epsilons > 0")
-        return cls(variants=variants, epsilons=epsilons,
+        epsilons, mutant_epsilons = (_epsilons(f"audit.{key}", section[key]) for key in ("epsilons", "mutant_epsilons"))
+        return cls(variants=variants, epsilons=epsilons, mutant_epsilons=mutant_epsilons,
                    delta=check_number("audit.delta", section["delta"], low=0.0, high=1.0),
                    runs=check_positive_int("audit.runs", section["runs"]))
 
     def jobs(self):
-        """``(variant, epsilon)`` of every audit, in config order."""
-        return [(variant, epsilon) for variant in self.variants for epsilon in self.epsilons]
+        """``(variant, epsilon)`` of every audit, in config order: a mutant
+        (:data:`privcd.auditing.variants.MUTANTS`) at ``mutant_epsilons``, every other variant at
+        ``epsilons``."""
+        return [(variant, epsilon) for variant in self.variants
+                for epsilon in (self.mutant_epsilons if variant in MUTANTS else self.epsilons)]
 
     def runs_for(self, variant):
         """Runs a side of ``variant``'s audits: the study's, but the floating-point attack's own default
@@ -69,6 +72,14 @@ class AuditStudy:
         """``1 - FAMILY_ERROR / K``, K the study's audits: the confidence of each bound :func:`check_claims`
         reads (module docstring)."""
         return 1.0 - FAMILY_ERROR / len(self.jobs())
+
+
+def _epsilons(key, values):
+    """The finite epsilons > 0 of a config list (``key`` names it on error)."""
+    epsilons = tuple(check_positive(key, float(epsilon)) for epsilon in values)
+    if not epsilons or not all(math.isfinite(epsilon) for epsilon in epsilons):
+        raise ValueError(f"{key}={values!r}: expected a list of finite epsilons > 0")
+    return epsilons
 
 
 def job_seed(base_seed, variant, epsilon, runs):

@@ -5,7 +5,9 @@ stay at or below their claim; ``UNSOUND`` are accountings kept by name for a rep
 audits may exceed it (dp-scd Theorem 1's amplification by sampling for Algorithm 1 as printed,
 :mod:`privcd.algorithms.dp_scd`), and a seeded experiment's floating-point noise, which is private
 in the mathematics only (Mironov's attack, :mod:`privcd.auditing.floating_point`; a release's is
-sound).
+sound). ``MUTANTS`` are sound variants run with :data:`MUTANT_FACTOR` times their calibrated noise
+under the same claim (``privcd.audit(..., noise_factor=f)``), one per family: a strong enough audit
+puts each above its claim.
 """
 from dataclasses import dataclass, field
 
@@ -66,4 +68,9 @@ UNSOUND = {
     "dp-scd-experiment-floats": Variant("dp-scd", {"attack": "floating-point"},
                                         "DP-SCD experiment, floating-point attack"),
 }
-VARIANTS = {**SOUND, **UNSOUND}
+MUTANT_FACTOR = 1 / 1.2  # a mutant's noise over the calibrated noise (issue 35: every family caught)
+MUTANTS = {f"{name}-mutant": Variant(SOUND[name].algorithm, {**SOUND[name].options, "noise_factor": MUTANT_FACTOR},
+                                     f"{SOUND[name].label}, noise / 1.2")
+           for name in ("dp-cd", "dp-cd-p", "dp-gcd", "dp-sgd", "dp-sgd-sampled", "dp-scd", "seqdp-scd",
+                        "dp-skgd-uniform")}
+VARIANTS = {**SOUND, **UNSOUND, **MUTANTS}
