@@ -96,6 +96,23 @@ def test_the_audit_figures_claim_line_shows_with_any_number_of_claims(epsilons):
         assert axis.get_xlim() == pytest.approx((xs[0], xs[-1]))
 
 
+def test_the_audit_figures_legends_stay_clear_of_the_axes_and_the_figure_edge():
+    """Every variant of the study in one figure: each legend lies below its panel's axis label and
+    inside the figure."""
+    from privcd.auditing import VARIANTS
+    from privcd.plotting.audit import audit_figure
+
+    rows = [{"variant": name, "algorithm": variant.algorithm, "label": variant.label, "sound": True,
+             "target_epsilon": 2.0, "epsilon": 2.0, "epsilon_lower": 1.8} for name, variant in VARIANTS.items()]
+    figure = audit_figure(pd.DataFrame(rows), title="t")
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    for axis in figure.axes:
+        legend = axis.get_legend().get_window_extent(renderer)
+        label = axis.xaxis.label.get_window_extent(renderer)
+        assert legend.y1 <= label.y0 and legend.y0 >= 0.0
+
+
 def test_the_audit_figure_draws_an_infinite_bound_at_its_top_edge_and_names_it():
     """The floating-point attack's bound is infinite: drawn at the top of the finite range, its
     legend entry says so, and the axis stays finite."""

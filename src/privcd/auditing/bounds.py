@@ -44,6 +44,7 @@ NUISANCE_POINTS = 33  # FPRs of that interval at which the p-value's supremum is
 TAIL = 1e-12  # binomial tail mass of false positives counted as rejections outright
 ROUNDING = 1e-9  # the largest count in the rejection set is rounded up by this much (never down)
 MU_TOLERANCE = 1e-5  # bisection's width on mu
+PROJECTION_LEVEL = 0.9  # rates a selection split projects onto the bound's split (:func:`threshold_rates`)
 
 
 @dataclass(frozen=True)
@@ -190,9 +191,11 @@ def threshold_rates(inside, outside, confidence, count=CANDIDATE_THRESHOLDS, cen
     """``(candidates, FPR, FNR)``: ``count`` quantiles of the pooled scores, from ``central`` to ``1 -
     central``, and the Clopper-Pearson upper bounds (level ``1 - (1 - confidence) / 2``) of the test
     "D if score > threshold" at each: from these runs' error counts, or, with ``projected_runs``,
-    from the counts that many runs a side would have at these runs' rates (the bounds a threshold
-    chosen here can expect on a bound split of that size, where a small selection split's own
-    bounds are looser at rare rates and so favour central thresholds)."""
+    from the counts that many runs a side would have at rates a little above these runs' (their
+    Clopper-Pearson upper bounds at :data:`PROJECTION_LEVEL`): the bounds a threshold chosen here
+    can expect on a bound split of that size. A small selection split's own bounds are looser at
+    rare rates and so favour central thresholds; its rates themselves favour the rare thresholds
+    that luck made look best."""
     inside, outside = np.sort(inside), np.sort(outside)
     levels = np.linspace(central, 1.0 - central, count)
     candidates = np.unique(np.quantile(np.concatenate([inside, outside]), levels))
@@ -200,8 +203,9 @@ def threshold_rates(inside, outside, confidence, count=CANDIDATE_THRESHOLDS, cen
     false_positives = outside.size - np.searchsorted(outside, candidates, side="right")
     inside_runs, outside_runs = inside.size, outside.size
     if projected_runs is not None:
-        false_negatives = np.round(false_negatives * projected_runs / inside_runs)
-        false_positives = np.round(false_positives * projected_runs / outside_runs)
+        false_negatives = np.round(clopper_pearson_upper(false_negatives, inside_runs, PROJECTION_LEVEL) * projected_runs)
+        false_positives = np.round(clopper_pearson_upper(false_positives, outside_runs, PROJECTION_LEVEL)
+                                   * projected_runs)
         inside_runs = outside_runs = projected_runs
     level = 1.0 - (1.0 - confidence) / 2.0
     return (candidates, clopper_pearson_upper(false_positives, outside_runs, level),

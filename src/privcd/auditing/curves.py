@@ -124,6 +124,12 @@ class ProfileTable:
         empirical = empirical_profile(false_positive_rate, false_negative_rate, self.epsilons)
         return np.max(empirical - profile, axis=-1) > 0.0
 
+    def excess(self, false_positive_rate, false_negative_rate, index):
+        """How far rates (arrays allowed) are from contradicting the tabulated multiplier ``index``: the
+        largest excess of the delta they need over its profile (positive: contradicted)."""
+        empirical = empirical_profile(false_positive_rate, false_negative_rate, self.epsilons)
+        return np.max(empirical - self.profiles[index], axis=-1)
+
     def smallest_contradicted_index(self, false_positive_rate, false_negative_rate):
         """Per rate pair, the index of the smallest tabulated multiplier contradicted (the family's
         ordering makes the contradicted ones a tail); ``SEARCH_POINTS`` when none is."""

@@ -10,6 +10,8 @@ from privcd.plotting.styles import figure_styles  # noqa: E402
 # Panels by family: coordinate methods (primal, one coordinate or block a step) and the others.
 PANELS = (("coordinate methods", ("dp-cd", "dp-gcd", "dp-skgd")),
           ("DP-SGD and dual methods", ("dp-sgd", "dp-scd", "seqdp-scd")))
+LEGEND_FREE_HEIGHT = 3.6  # inches of the figure besides its legends (title, panels, axis labels)
+LEGEND_ROW_HEIGHT = 0.2  # inches per legend entry (fontsize 7), so the legends never cover the axes
 
 
 def audit_figure(table, *, title):
@@ -17,10 +19,12 @@ def audit_figure(table, *, title):
     achieved epsilon, the claim, is at most the target), one line per variant, the line y = x (a
     point above it is a privacy violation; drawn over the claims' range widened by 1.5 on each
     side, so it shows with one claim too), unsound variants dashed with open markers, legends below
-    the panels. An infinite
+    the panels (the figure grows with the longer legend). An infinite
     bound (the floating-point attack's) is drawn at the top edge and named in the legend."""
     styles = figure_styles(table["variant"], dict(zip(table["variant"], table["algorithm"])))
-    figure, axes = plt.subplots(1, len(PANELS), figsize=(11, 7.6), sharey=True)
+    entries = max(table.loc[table["algorithm"].isin(families), "variant"].nunique() for _, families in PANELS)
+    figure, axes = plt.subplots(1, len(PANELS), figsize=(11, LEGEND_FREE_HEIGHT + LEGEND_ROW_HEIGHT * (entries + 1)),
+                                sharey=True)
     finite = np.isfinite(table["epsilon_lower"])
     top = max(table["epsilon"].max(), table.loc[finite, "epsilon_lower"].max()) * 1.05
     claims = sorted(table["target_epsilon"].unique())
