@@ -203,7 +203,8 @@ def threshold_rates(inside, outside, confidence, count=CANDIDATE_THRESHOLDS, cen
     false_positives = outside.size - np.searchsorted(outside, candidates, side="right")
     inside_runs, outside_runs = inside.size, outside.size
     if projected_runs is not None:
-        false_negatives = np.round(clopper_pearson_upper(false_negatives, inside_runs, PROJECTION_LEVEL) * projected_runs)
+        false_negatives = np.round(clopper_pearson_upper(false_negatives, inside_runs, PROJECTION_LEVEL)
+                                   * projected_runs)
         false_positives = np.round(clopper_pearson_upper(false_positives, outside_runs, PROJECTION_LEVEL)
                                    * projected_runs)
         inside_runs = outside_runs = projected_runs
