@@ -288,7 +288,7 @@ def curve_threshold(inside, outside, table, confidence, bound_runs):
     tied = np.flatnonzero(index == index.min())
     if index.min() >= len(table.multipliers) or index.min() == 0 or tied.size == 1:
         return float(candidates[tied[0]])
-    margin = table.excess(false_positive_rate[tied], false_negative_rate[tied], int(index.min()) - 1)
+    margin = table.excess(false_positive_rate[tied], false_negative_rate[tied], table.profiles[index.min() - 1])
     return float(candidates[tied[int(np.argmax(margin))]])
 
 

@@ -121,14 +121,13 @@ class ProfileTable:
 
     def contradicted(self, false_positive_rate, false_negative_rate, profile):
         """Whether rates (arrays allowed) contradict one profile (module docstring)."""
-        empirical = empirical_profile(false_positive_rate, false_negative_rate, self.epsilons)
-        return np.max(empirical - profile, axis=-1) > 0.0
+        return self.excess(false_positive_rate, false_negative_rate, profile) > 0.0
 
-    def excess(self, false_positive_rate, false_negative_rate, index):
-        """How far rates (arrays allowed) are from contradicting the tabulated multiplier ``index``: the
-        largest excess of the delta they need over its profile (positive: contradicted)."""
+    def excess(self, false_positive_rate, false_negative_rate, profile):
+        """How far rates (arrays allowed) are from contradicting ``profile``: the largest excess of the
+        delta they need over it (positive: contradicted)."""
         empirical = empirical_profile(false_positive_rate, false_negative_rate, self.epsilons)
-        return np.max(empirical - self.profiles[index], axis=-1)
+        return np.max(empirical - profile, axis=-1)
 
     def smallest_contradicted_index(self, false_positive_rate, false_negative_rate):
         """Per rate pair, the index of the smallest tabulated multiplier contradicted (the family's

@@ -70,7 +70,7 @@ UNSOUND = {
 }
 MUTANT_FACTOR = 1 / 1.2  # a mutant's noise over the calibrated noise (issue 35: every family caught)
 MUTANTS = {f"{name}-mutant": Variant(SOUND[name].algorithm, {**SOUND[name].options, "noise_factor": MUTANT_FACTOR},
-                                     f"{SOUND[name].label}, noise / 1.2")
+                                     f"{SOUND[name].label}, noise / {1 / MUTANT_FACTOR:g}")
            for name in ("dp-cd", "dp-cd-p", "dp-gcd", "dp-sgd", "dp-sgd-sampled", "dp-scd", "seqdp-scd",
                         "dp-skgd-uniform")}
 VARIANTS = {**SOUND, **UNSOUND, **MUTANTS}
