@@ -47,6 +47,7 @@ from privcd.problem import Problem
 
 LABEL = 1e6  # |y| of the canary: clipping saturates its gradient (2 |<w, x> - y| |x_j| >> C) in every run
 RECORDS = 10  # n: records of each dataset (the canary and n - 1 zero records)
+SAMPLED_PASSES = 1  # passes of a sampled DP-SGD pair (:func:`sampled_sgd_pair`): n / b steps
 MAX_ITERATIONS = 1024  # checkpoints asked of a pair read step by step: every iteration of its short runs
 
 
@@ -238,7 +239,7 @@ def sgd_pair(options, *, passes=4):
     :func:`sampled_sgd_pair`."""
     arguments = {"passes": passes, "step": 0.5, "clip": 1.0, "batch_size": RECORDS, **options}
     if arguments["batch_size"] < RECORDS:
-        return sampled_sgd_pair(arguments)
+        return sampled_sgd_pair({**arguments, "passes": options.get("passes", SAMPLED_PASSES)})
     inside, outside = canary_problems([1.0])
     return CanaryPair(
         inside, outside, arguments, model_projection([1.0]),
@@ -248,7 +249,7 @@ def sgd_pair(options, *, passes=4):
 
 def sampled_sgd_pair(arguments):
     """DP-SGD with batches of b < n records drawn without replacement: the dominating pair, observed
-    step by step.
+    step by step (:data:`SAMPLED_PASSES` pass unless the options say otherwise).
 
     D' holds n copies of one record whose clipped gradient is ``+C``; D replaces one copy by the canary,
     whose clipped gradient is ``-C``. A batch's sum is ``b C`` on D' and, on D, ``(b - 2) C`` when it
@@ -257,7 +258,13 @@ def sampled_sgd_pair(arguments):
     case of its coupling). The adversary sees every iterate, as the guarantee allows (checkpoints at
     every step), reads each step's release ``x_t`` from two consecutive iterates, and sums the
     pair's log-likelihood ratios ``log((1 - q) + q exp(-2 C (x_t + C) / s^2))`` at the claimed ``s``:
-    the Neyman-Pearson test of the composed pair."""
+    the Neyman-Pearson test of the composed pair.
+
+    Large batches and few steps keep the claimed profile's tight part at rates 100,000 runs see. Read
+    through the claimed profile at (2, 1e-5) with the Clopper-Pearson bounds of 90,000 runs at the
+    best threshold (the pair's exact law, convolved): batches of 5 of 10 give 0.89 of the claim in 2
+    steps and 0.91 in 20 (1.13 and 1.11 with a sixth less noise); batches of 2 of 10 in 20 steps give
+    0.79 (1.00)."""
     n = RECORDS
     arguments = {**arguments, "checkpoints": MAX_ITERATIONS}
     X = np.ones((n, 1))

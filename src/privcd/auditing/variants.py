@@ -29,7 +29,7 @@ SOUND = {
     "dp-gcd-gs-r": Variant("dp-gcd", {"rule": "gs-r"}, "DP-GCD (GS-r)"),
     "dp-gcd-gs-q": Variant("dp-gcd", {"rule": "gs-q"}, "DP-GCD (GS-q)"),
     "dp-sgd": Variant("dp-sgd", {}, "DP-SGD (full batch)"),
-    "dp-sgd-sampled": Variant("dp-sgd", {"batch_size": 2}, "DP-SGD (sampled)"),  # q = 0.2: curve-audited
+    "dp-sgd-sampled": Variant("dp-sgd", {"batch_size": 5}, "DP-SGD (sampled)"),  # q = 1/2: curve-audited
     "dp-scd": Variant("dp-scd", {}, "DP-SCD"),
     "seqdp-scd": Variant("seqdp-scd", {}, "SEQDP-SCD"),
     "dp-skgd-uniform": Variant("dp-skgd", {}, "DP-SkGD (uniform)"),
