@@ -32,7 +32,7 @@ rule dp_scd_tradeoff:
         titles=lambda wildcards: EXPERIMENT.titles(DP_SCD),
         names=lambda wildcards: config["papers"][DP_SCD].get("legend", {}),
         missing=lambda wildcards: missing_problems(DP_SCD),
-        title=lambda wildcards: config["papers"][DP_SCD].get("title", DP_SCD),
+        title="dp-scd Figure 1, privacy-utility trade-off: test utility against epsilon (the paper's Theorem 1 accounting beside privcd's sound DP-SCD)",
         caption="Test utility (MSE for ridge regression, accuracy for classification) of the selected configuration per epsilon at the last iterate: median [min, max] over the final runs (dp-scd Figure 1).",
     conda:
         "../envs/privcd.yaml"
@@ -63,7 +63,7 @@ rule dp_scd_objective:
         titles=lambda wildcards: EXPERIMENT.titles(DP_SCD),
         names=lambda wildcards: config["papers"][DP_SCD].get("legend", {}),
         missing=lambda wildcards: missing_problems(DP_SCD),
-        title=lambda wildcards: config["papers"][DP_SCD].get("title", DP_SCD),
+        title="dp-scd Figure 2, impact of noise on convergence: primal objective against epochs",
     conda:
         "../envs/privcd.yaml"
     log:
@@ -92,7 +92,7 @@ rule dp_scd_batch_size:
         losses=lambda wildcards: paper_losses(DP_SCD),
         titles=lambda wildcards: EXPERIMENT.titles(DP_SCD),
         missing=lambda wildcards: missing_problems(DP_SCD),
-        title=lambda wildcards: config["papers"][DP_SCD].get("title", DP_SCD),
+        title="dp-scd Figure 3, impact of the mini-batch size L on DP-SCD's utility",
     conda:
         "../envs/privcd.yaml"
     log:
