@@ -280,7 +280,27 @@ def test_same_seed_same_bound_and_bad_arguments_are_errors():
         audit("dp-cd", epsilon=1.0, delta=1e-5, runs=5)
     with pytest.raises(ValueError, match="batch_sizes"):
         audit("dp-sgd", epsilon=1.0, delta=1e-5, runs=20, batch_sizes=3)
+    with pytest.raises(ValueError, match="workers=0"):
+        audit("dp-cd", epsilon=1.0, delta=1e-5, runs=20, workers=0)
     assert privcd.audit is audit
+
+
+@pytest.mark.parametrize("algorithm, options, workers", [("dp-cd", {}, 3), ("dp-sgd", {"batch_size": 5}, 2),
+                                                        ("dp-scd", {"noise_factor": 0.8}, 2)])
+def test_an_audit_on_several_processes_has_the_bits_of_one(algorithm, options, workers):
+    """Helper processes score shares of the runs (:mod:`privcd.auditing.workers`): the same test and
+    bound as one process, for a Gaussian claim, a curve claim, and a mutant."""
+    one = audit(algorithm, epsilon=2.0, delta=1e-5, runs=301, seed=5, workers=1, **options)
+    several = audit(algorithm, epsilon=2.0, delta=1e-5, runs=301, seed=5, workers=workers, **options)
+    assert several == dataclass_without_seconds(one)
+    assert one.counts.false_negatives + one.counts.false_positives > 0
+
+
+def test_the_runs_are_shared_among_processes_in_order():
+    from privcd.auditing.workers import shares
+    assert shares(10, 1) == [(0, 10)]
+    assert shares(10, 3) == [(0, 3), (3, 7), (7, 10)]
+    assert shares(2, 3) == [(0, 1), (1, 1), (1, 2)]
 
 
 def dataclass_without_seconds(result):

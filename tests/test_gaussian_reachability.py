@@ -13,6 +13,8 @@ from privcd.auditing.reachability import (LARGEST_KEY, double_of_key, dual_step,
                                           reachable_dual_step, reachable_gaussian_step)
 
 GAUSSIAN_ALGORITHMS = ["dp-cd", "dp-skgd", "dp-sgd", "dp-scd"]
+MODELS = {**{algorithm: (algorithm, floating_point.FORWARD_MODELS[algorithm]) for algorithm in GAUSSIAN_ALGORITHMS},
+          "dp-sgd-sampled": ("dp-sgd", floating_point.SAMPLED_SGD)}
 RUNS = 400
 
 
@@ -66,28 +68,29 @@ def test_the_dual_search_agrees_with_a_brute_force_enumeration():
     assert missed > 0
 
 
-@pytest.mark.parametrize("algorithm", GAUSSIAN_ALGORITHMS)
-def test_an_experiments_gaussian_steps_are_reached_from_d_and_often_not_from_d_prime(algorithm):
+@pytest.mark.parametrize("name", MODELS)
+def test_an_experiments_gaussian_steps_are_reached_from_d_and_often_not_from_d_prime(name):
     """The forward model reaches each of D's steps (the kernel's arithmetic, in its order); a share of
     them no double reaches from D' (measured at (2, 1e-5), 500 runs: DP-CD and DP-SkGD 164, DP-SGD
-    56; 400 runs: DP-SCD 137)."""
-    model = floating_point.FORWARD_MODELS[algorithm]
+    56; 400 runs: DP-SCD 137). Sampled DP-SGD's batch holds D's canary half of the time, and its
+    step is then reached from one of D's two possible sums only."""
+    algorithm, model = MODELS[name]
     problem, other = model.neighbours()
     unreachable = 0
     for seed in range(RUNS):
-        run = privcd.fit(problem, algorithm, epsilon=2.0, delta=1e-5, seed=seed, **floating_point.ARGUMENTS,
-                         **model.options)
+        run = privcd.fit(problem, algorithm, epsilon=2.0, delta=1e-5, seed=seed,
+                         **{**floating_point.ARGUMENTS, **model.options})
         scale, factor = model.scale(run), model.factor(problem, run)
-        assert model.reachable(run.w[0], model.value(problem), scale, factor), seed
-        unreachable += not model.reachable(run.w[0], model.value(other), scale, factor)
+        assert any(model.reachable(run.w[0], value, scale, factor) for value in model.values(problem, run)), seed
+        unreachable += not any(model.reachable(run.w[0], value, scale, factor) for value in model.values(other, run))
     assert unreachable >= 0.05 * RUNS
 
 
-@pytest.mark.parametrize("algorithm", GAUSSIAN_ALGORITHMS)
-def test_a_releases_grid_steps_are_all_reachable_on_a_public_grid(algorithm):
-    model = floating_point.FORWARD_MODELS[algorithm]
+@pytest.mark.parametrize("name", MODELS)
+def test_a_releases_grid_steps_are_all_reachable_on_a_public_grid(name):
+    algorithm, model = MODELS[name]
     problem, other = model.neighbours()
-    arguments = dict(epsilon=2.0, delta=1e-5, **floating_point.ARGUMENTS, **model.options)
+    arguments = dict(epsilon=2.0, delta=1e-5, **{**floating_point.ARGUMENTS, **model.options})
     spacings = set()
     for _ in range(100):
         run = privcd.fit(problem, algorithm, **arguments)
@@ -101,6 +104,7 @@ def test_a_releases_grid_steps_are_all_reachable_on_a_public_grid(algorithm):
 
 
 @pytest.mark.parametrize("algorithm, options", [("dp-cd", {}), ("dp-sgd", {}), ("dp-scd", {}),
+                                                ("dp-sgd", {"batch_size": floating_point.SAMPLED_BATCH}),
                                                 ("dp-skgd", {"sketch": "full", "noise": "coordinate"}),
                                                 ("dp-skgd", {"sketch": "tau-nice", "tau": 1, "noise": "coordinate"})])
 def test_the_floating_point_audit_catches_a_gaussian_experiment_and_not_a_release(algorithm, options):

@@ -17,7 +17,7 @@ rule audit_run:
         "../envs/privcd.yaml"
     log:
         "logs/audit/{variant}/epsilon_{epsilon}.log",
-    threads: 2  # the machine: an audit's seconds are its own (two at a time on 2 cores, each took 1.7x)
+    threads: 2  # the machine: an audit's runs on two processes (privcd.auditing.workers), its seconds its own
     resources:
         mem_mb=2000,
         runtime=60,

@@ -25,25 +25,23 @@ curve is that family's (Nasr et al. 2023). The approximate-dp bound needs no suc
 floats (:mod:`privcd.auditing.floating_point`): it bounds delta at every epsilon.
 """
 import math
+import os
 import time
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
-from privcd.algorithms.base import with_noise_factor
 from privcd.auditing.bounds import (ErrorCounts, best_threshold, count_errors, epsilon_lower_bound, gaussian_epsilon,
                                     mu_lower_bound, rate_bounds, threshold_rates)
 from privcd.auditing import floating_point
 from privcd.auditing.canaries import PAIRS, canary_pair
 from privcd.auditing.curves import CANDIDATE_THRESHOLDS as CURVE_CANDIDATES, ProfileTable, curve_epsilon, is_curve_claim
 from privcd.auditing.variants import SOUND, UNSOUND, VARIANTS, Variant
-from privcd.fit import prepare
+from privcd.auditing.workers import canary_plans, helpers as helper_processes, one_numba_thread, score_runs, shares
 from privcd.privacy.mechanisms import GaussianComposition, SubsampledGaussian
-from privcd.privacy.reuse import CalibrationStore
 from privcd.validation import check_number, check_positive, check_positive_int, check_seed
 
-__all__ = ["PAIRS", "SOUND", "UNSOUND", "VARIANTS", "AuditResult", "ErrorCounts", "Variant", "audit"]
+__all__ = ["PAIRS", "SOUND", "UNSOUND", "VARIANTS", "AuditResult", "ErrorCounts", "Variant", "audit", "default_workers"]
 
 DEFAULT_RUNS = 100_000  # runs on each dataset: DP-CD and full-batch DP-SGD reach about 1.2 at (2, 1e-5)
 # Share of the runs that chooses the threshold, per statistic; the bound uses the others. A Gaussian
@@ -51,6 +49,8 @@ DEFAULT_RUNS = 100_000  # runs on each dataset: DP-CD and full-batch DP-SGD reac
 # few runs place; the curve and (epsilon, delta) tests search for rates far from 1/2.
 SELECTION_SHARE = {"gaussian": 0.02, "curve": 0.1, "approximate-dp": 0.1}
 CURVE_CENTRAL = 0.02  # a curve audit's thresholds: pooled score quantiles from this to 1 - this
+PARALLEL_RUNS = 10_000  # runs a side from which an audit shares its runs among processes by default (a helper
+# process starts in about 2 s, untimed; 100,000 runs take 12-60 s on one)
 
 
 @dataclass(frozen=True)
@@ -72,8 +72,8 @@ class AuditResult:
     counts : ErrorCounts
         The test on the bound's split: its threshold, runs and errors.
     seconds : float
-        Wall time of the audit's runs and bounds, after one untimed run that compiles the kernels
-        (or loads them from numba's cache).
+        Wall time of the audit's runs (on ``workers`` processes) and bounds, after one untimed run
+        in each process that compiles the kernels (or loads them from numba's cache).
     statistic : {"gaussian", "curve", "approximate-dp", "floating-point"}
         What the test bounded: mu of a Gaussian claim, the multiplier of a PLD family's claim,
         epsilon at delta, or delta at every epsilon (the floating-point attack).
@@ -115,7 +115,7 @@ def claimed_mu(calibration):
 
 
 def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, noise_factor=1.0, check_confidence=None,
-          attack=None, release=False, **options):
+          attack=None, release=False, workers=None, **options):
     """Audit ``algorithm`` at (epsilon, delta): run it ``runs`` times on each of D and D'
     (:func:`privcd.auditing.canaries.canary_pair`), choose the threshold of the test "D if score >
     threshold" on the first runs (:data:`SELECTION_SHARE` of them, by statistic), and bound epsilon
@@ -146,6 +146,10 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
         ``options``, full-batch DP-SGD and DP-SCD): ``runs`` (default 2,000) first steps on D, and an
         infinite bound when the share a neighbour cannot reach exceeds delta (with ``confidence``),
         else 0; ``release=True`` attacks private releases (OS entropy, no seed).
+    workers : int, optional
+        Processes that share the statistical test's runs (:mod:`privcd.auditing.workers`: the same
+        bits with any number). Default: the cores this process may use when ``runs`` is at least
+        :data:`PARALLEL_RUNS`, else 1.
     **options
         Options of the algorithm and of the audited run (``passes``, ``step``, ``clip``), over the
         design's defaults.
@@ -167,11 +171,16 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
     seed = check_seed(seed)
     confidence = check_number("confidence", confidence, low=0.0, high=1.0)
     noise_factor = check_positive("noise_factor", noise_factor)
+    workers = default_workers(runs) if workers is None else check_positive_int("workers", workers)
     pair = canary_pair(algorithm, options)
     canary_scores(pair, algorithm, epsilon=epsilon, delta=delta, runs=1, seed=seed)  # compiles: not timed
-    start = time.perf_counter()
-    inside, outside, plan = canary_scores(pair, algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed,
-                                          noise_factor=noise_factor)
+    with helper_processes(workers - 1, algorithm, options, epsilon=epsilon, delta=delta,
+                          noise_factor=noise_factor) as helpers:
+        for helper in helpers:
+            helper.wait_ready()  # each has compiled (or loaded) its kernels too
+        start = time.perf_counter()
+        inside, outside, plan = canary_scores(pair, algorithm, epsilon=epsilon, delta=delta, runs=runs, seed=seed,
+                                              noise_factor=noise_factor, helpers=helpers)
     calibration = plan.calibration
     delta, mu = calibration.delta, claimed_mu(calibration)
     table = None
@@ -197,24 +206,29 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
         mu_lower=mu_lower, epsilon_check=epsilon_check)
 
 
-def canary_scores(pair, algorithm, *, epsilon, delta, runs, seed, noise_factor=1.0):
+def default_workers(runs, cores=None):
+    """The processes an audit of ``runs`` runs a side uses by default: ``cores`` (default: the cores
+    this process may run on, its affinity) from :data:`PARALLEL_RUNS` runs, else 1."""
+    if runs < PARALLEL_RUNS:
+        return 1
+    if cores is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return check_positive_int("cores", cores)
+
+
+def canary_scores(pair, algorithm, *, epsilon, delta, runs, seed, noise_factor=1.0, helpers=()):
     """``(inside, outside, plan)``: the scores of ``runs`` runs on each of the pair's D and D' (run i
     on D has seed ``seed + 2 i``, on D' ``seed + 2 i + 1``) and the plan they ran (its calibration is
-    the claim)."""
-    scores, calibrations = [], CalibrationStore()  # D and D' have the same calibration: computed once
-    threads = numba.get_num_threads()
-    numba.set_num_threads(1)  # the canaries' tiny runs: one thread is 3x faster for DP-GCD, the same bits
-    try:
-        for offset, problem in enumerate((pair.inside, pair.outside)):
-            module, _, _, plan = prepare(problem, algorithm, epsilon=epsilon, delta=delta,
-                                         calibrations=calibrations, **pair.arguments)
-            if noise_factor != 1.0:
-                plan = with_noise_factor(module, plan, noise_factor)
-            scores.append(np.array([pair.score(module, problem, plan, seed + 2 * index + offset)
-                                    for index in range(runs)]))
-    finally:
-        numba.set_num_threads(threads)
-    return scores[0], scores[1], plan
+    the claim). With ``helpers`` (:class:`privcd.auditing.workers.Helper`, ready), each scores a
+    share of the runs beside this process (the same scores)."""
+    own, *theirs = shares(runs, 1 + len(helpers))
+    for helper, (start, stop) in zip(helpers, theirs):
+        helper.submit(seed, start, stop)
+    with one_numba_thread():
+        prepared = canary_plans(pair, algorithm, epsilon=epsilon, delta=delta, noise_factor=noise_factor)
+        parts = [score_runs(pair, prepared, seed, *own)] + [helper.result() for helper in helpers]
+    inside, outside = (np.concatenate([part[side] for part in parts]) for side in (0, 1))
+    return inside, outside, prepared[1][2]
 
 
 def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, check_confidence, attack, release,
@@ -238,7 +252,9 @@ def floating_point_audit(algorithm, *, epsilon, delta, runs, seed, confidence, c
         check_delta = floating_point.delta_lower_bound(unreachable, runs, check_confidence)
         epsilon_check = math.inf if check_delta > claimed_delta else 0.0
     return AuditResult(
-        algorithm=algorithm, options={**floating_point.ARGUMENTS, **options, "release": bool(release)}, epsilon=claim,
+        algorithm=algorithm, epsilon=claim, options={**floating_point.ARGUMENTS,
+                                                     **floating_point.forward_model(algorithm, options).options,
+                                                     **options, "release": bool(release)},
         delta=claimed_delta, epsilon_lower=math.inf if delta_lower > claimed_delta else 0.0, confidence=confidence,
         runs=runs, counts=floating_point.floating_point_counts(unreachable, runs),
         seconds=time.perf_counter() - start, statistic="floating-point", epsilon_check=epsilon_check,
