@@ -143,9 +143,9 @@ def audit(algorithm, *, epsilon, delta, runs=None, seed=0, confidence=0.95, nois
     attack : {None, "floating-point"}
         ``"floating-point"``: Mironov's attack on the noise as IEEE floats instead of the statistical
         test (:mod:`privcd.auditing.floating_point`; DP-GCD, DP-CD, DP-SkGD with the sketch given in
-        ``options``, DP-SGD with full or sampled batches, and DP-SCD): ``runs`` (default 2,000) first steps on D, and an
-        infinite bound when the share a neighbour cannot reach exceeds delta (with ``confidence``),
-        else 0; ``release=True`` attacks private releases (OS entropy, no seed).
+        ``options``, DP-SGD with full or sampled batches, and DP-SCD): ``runs`` (default 2,000) first
+        steps on D, and an infinite bound when the share a neighbour cannot reach exceeds delta (with
+        ``confidence``), else 0; ``release=True`` attacks private releases (OS entropy, no seed).
     workers : int, optional
         Processes that share the statistical test's runs (:mod:`privcd.auditing.workers`: the same
         bits with any number). Default: the cores this process may use when ``runs`` is at least
