@@ -12,7 +12,9 @@ input and output; anything else it prints goes to its standard error.
 
 Helpers are separate interpreters, not forks: numba's OpenMP threading layer is not fork-safe
 once a parallel region has run, and a spawned ``multiprocessing`` child would rerun a Snakemake
-script's top level.
+script's top level. So a helper runs privcd as imported afresh: a change made to the audit's
+process at run time (a test's monkeypatch) does not reach it, and such an audit needs
+``workers=1``.
 """
 import contextlib
 import os
