@@ -8,7 +8,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "privcd"
 # Lowest first; a unit may import units of lower layers only.
 LAYERS = [
-    {"numerics", "validation", "identity", "numba_cache"},
+    {"numerics", "validation", "identity", "numba_cache", "numba_inlining"},
     {"losses", "penalties"},
     {"kernels"},
     {"randomness", "privacy", "problem", "data", "optimum"},

@@ -1,5 +1,6 @@
 """privcd: differentially private coordinate methods for linear models on one numba core."""
 from privcd import numba_cache  # noqa: F401  (first: sets numba's cache directory)
+from privcd import numba_inlining  # noqa: F401  (before any compile: numba's inliner copies each scope once)
 from privcd.fit import fit
 from privcd.fit_many import fit_many
 from privcd.problem import DataDependentBoundsWarning, DataDependentConstantsWarning, Problem
