@@ -7,6 +7,8 @@ instead of O(p).
 """
 from numba import njit
 
+from privcd.kernels.copy_values import copy_values
+
 
 @njit(cache=True)
 def credit_change(total, held_since, j, old, k):
@@ -31,6 +33,6 @@ def record_final_output(checkpoints, first, snapshots, w, out, averaging):
     """End of a run: ``out`` becomes the last iterate unless the run averages (then it already holds
     the last average), and the checkpoints from ``first`` on, those at the end, record it."""
     if not averaging:
-        out[:] = w
+        copy_values(w, out)
     for c in range(first, checkpoints.shape[0]):
-        snapshots[c] = out
+        copy_values(out, snapshots[c])

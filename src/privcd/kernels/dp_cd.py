@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.averaging import close_epoch, credit_change, record_final_output
+from privcd.kernels.copy_values import copy_values
 from privcd.kernels.discrete_noise import discrete_gaussian, noisy_value
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.draws import bounded_integer
@@ -242,7 +243,7 @@ def _solo_steps(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, pe
     for t in range(block):
         it = start + t
         while c < checkpoints.shape[0] and checkpoints[c] == it:
-            snapshots[c] = out if averaging else w
+            copy_values(out if averaging else w, snapshots[c])
             c += 1
         if is_sparse:
             prefetch_column(data, indices, indptr, coordinates, t, block)

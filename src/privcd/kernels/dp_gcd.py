@@ -35,6 +35,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from privcd.kernels.copy_values import copy_values
 from privcd.kernels.discrete_noise import discrete_laplace, noisy_value
 from privcd.kernels.dispatch import penalty_prox, penalty_value
 from privcd.kernels.evaluate import loss_derivatives_into
@@ -385,7 +386,7 @@ def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam
     c = 0
     for it in range(n_iterations):
         while c < checkpoints.shape[0] and checkpoints[c] == it:
-            snapshots[c] = w
+            copy_values(w, snapshots[c])
             c += 1
         if release_units > 0:
             for j in range(p):
@@ -408,7 +409,7 @@ def dp_gcd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam
         selected[it] = noisy_step(is_sparse, Xf, data, indices, indptr, penalty_code, lam, step_sizes, release_scale,
                                   release_draw, w, z, gradient, j, release_units > 0)
     while c < checkpoints.shape[0]:
-        snapshots[c] = w
+        copy_values(w, snapshots[c])
         c += 1
     return w, snapshots, selected
 
@@ -480,7 +481,8 @@ def dp_gcd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code
     c = 0
     for it in range(n_iterations):
         while c < n_checkpoints and checkpoints[c] == it:
-            snapshots[:, c] = W
+            for k in range(K):
+                copy_values(W[k], snapshots[k, c])
             c += 1
         for j in range(p):  # dp_gcd's order of draws
             draws[j] = standard_laplace(rng)
@@ -490,6 +492,7 @@ def dp_gcd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code
                                           step_sizes[k], thresholds[k], sel_scale[k], release_scale[k], rule, draws,
                                           release_draw, W[k], Z[k], derivatives[k], gradients[k])
     while c < n_checkpoints:
-        snapshots[:, c] = W
+        for k in range(K):
+            copy_values(W[k], snapshots[k, c])
         c += 1
     return W, snapshots, selected

@@ -47,6 +47,7 @@ import math
 import numpy as np
 from numba import njit
 
+from privcd.kernels.copy_values import copy_values
 from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, draw_batch
 from privcd.kernels.gaussian import PIECE_PAIRS, fill_standard_normal, fill_standard_normal_parallel
 from privcd.kernels.linalg import add_scaled_row, clip_scalar
@@ -223,7 +224,7 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
     c = 0
     for it in range(n_iterations):
         while c < checkpoints.shape[0] and checkpoints[c] == it:
-            snapshots[c] = v / lam_n
+            copy_values(v / lam_n, snapshots[c])
             c += 1
         count, position = draw_batch(SAMPLE_WITHOUT_REPLACEMENT, batch_size, 0.0, order, batch, key,
                                      position)
@@ -256,6 +257,6 @@ def dp_scd(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_norms, lo
             alpha[j] += noise_std * math.sqrt(n_iterations - noised[j]) * final[j]
     theta = v / lam_n
     while c < checkpoints.shape[0]:
-        snapshots[c] = theta
+        copy_values(theta, snapshots[c])
         c += 1
     return theta, snapshots, alpha, v

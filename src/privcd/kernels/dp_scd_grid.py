@@ -18,6 +18,7 @@ argument are :mod:`privcd.privacy.grid_dual`. The last steps' dual noise is neve
 import numpy as np
 from numba import njit
 
+from privcd.kernels.copy_values import copy_values
 from privcd.kernels.discrete_noise import discrete_gaussian, discrete_gaussian_of_variance
 from privcd.kernels.dp_scd import scaled_update
 from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, draw_batch
@@ -67,7 +68,7 @@ def dp_scd_on_grid(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_n
     c = 0
     for it in range(n_iterations):
         while c < checkpoints.shape[0] and checkpoints[c] == it:
-            snapshots[c] = v / lam_n
+            copy_values(v / lam_n, snapshots[c])
             c += 1
         count, position = draw_batch(SAMPLE_WITHOUT_REPLACEMENT, batch_size, 0.0, order, batch, sampling_key,
                                      position)
@@ -88,6 +89,6 @@ def dp_scd_on_grid(is_sparse, Xc, data, indices, indptr, n_features, y, row_sq_n
             v[k] = shared_spacing * shared[k]
     theta = v / lam_n
     while c < checkpoints.shape[0]:
-        snapshots[c] = theta
+        copy_values(theta, snapshots[c])
         c += 1
     return theta, snapshots

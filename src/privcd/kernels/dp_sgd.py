@@ -26,6 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
+from privcd.kernels.copy_values import copy_values
 from privcd.kernels.dispatch import loss_derivative, penalty_prox
 from privcd.numerics.elementary import log_positive
 from privcd.kernels.gaussian import fill_standard_normal_parallel, fill_standard_normal_rows
@@ -227,7 +228,7 @@ def record_remaining(first, W, snapshots):
     """Every configuration's iterate at the checkpoints from ``first`` on (those at the end of the run)."""
     for k in range(W.shape[0]):
         for c in range(first, snapshots.shape[1]):
-            snapshots[k, c] = W[k]
+            copy_values(W[k], snapshots[k, c])
 
 
 @njit(cache=True)
@@ -283,13 +284,13 @@ def dp_sgd(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalt
         noise_position = draw_noise(noise_key, noise_position, noise[:block], cosines, sines)
         for s in range(block):
             while c < checkpoints.shape[0] and checkpoints[c] == start + s:
-                snapshots[c] = w
+                copy_values(w, snapshots[c])
                 c += 1
             count, sample_position = draw_batch(sampling, batch_size, log_keep, order, batch, sampling_key,
                                                 sample_position)
             dp_sgd_step(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, step,
                         scale, clip, noise_std, batch, 0, count, noise, s, w, gradient)
     while c < checkpoints.shape[0]:
-        snapshots[c] = w
+        copy_values(w, snapshots[c])
         c += 1
     return w, snapshots

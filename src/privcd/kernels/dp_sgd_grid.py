@@ -11,6 +11,7 @@ enters the noise, so the output is private as IEEE floats; the accounting is
 import numpy as np
 from numba import njit
 
+from privcd.kernels.copy_values import copy_values
 from privcd.kernels.discrete_noise import discrete_gaussian
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.dp_sgd import SAMPLE_WITHOUT_REPLACEMENT, add_clipped_gradients, draw_batch
@@ -38,7 +39,7 @@ def dp_sgd_on_grid(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code
     c = 0
     for it in range(n_iterations):
         while c < checkpoints.shape[0] and checkpoints[c] == it:
-            snapshots[c] = w
+            copy_values(w, snapshots[c])
             c += 1
         count, sample_position = draw_batch(SAMPLE_WITHOUT_REPLACEMENT, batch_size, 0.0, order, batch, sampling_key,
                                             sample_position)
@@ -53,6 +54,6 @@ def dp_sgd_on_grid(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code
             released = spacing * (np.rint(gradient[j] / spacing) + discrete_gaussian(rng, sigma_units))
             w[j] = penalty_prox(penalty_code, w[j] - scale * released, step, lam)
     while c < checkpoints.shape[0]:
-        snapshots[c] = w
+        copy_values(w, snapshots[c])
         c += 1
     return w, snapshots

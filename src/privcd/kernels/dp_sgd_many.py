@@ -10,6 +10,7 @@ sparse X's iterates from memory once per block of steps instead of once per step
 import numpy as np
 from numba import njit, prange
 
+from privcd.kernels.copy_values import copy_values
 from privcd.kernels.dp_sgd import (batch_buffers, block_steps, draw_batches, draw_noise, dp_sgd_step,
                                    log_keep_probability, noise_buffers, noisy_proximal_step, record_remaining)
 from privcd.penalties import l1, l2
@@ -33,7 +34,7 @@ def lane_steps(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, pe
         for c in range(first, last):
             if checkpoints[c] == start + s:
                 for k in range(begin, end):
-                    snapshots[k, c] = W[k]
+                    copy_values(W[k], snapshots[k, c])
         for k in range(begin, end):
             dp_sgd_step(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps[k],
                         scales[k], clips[k], noise_stds[k], batches, s * capacity, counts[s], noise, s, W[k],
@@ -142,7 +143,7 @@ def dp_sgd_many_sparse(Xc, data, indices, indptr, y, row_norms, loss_code, penal
     while start < n_iterations:
         while c < n_checkpoints and checkpoints[c] == start:
             for k in range(K):
-                snapshots[k, c] = W[k]
+                copy_values(W[k], snapshots[k, c])
             c += 1
         block = min(block_size, n_iterations - start)
         if c < n_checkpoints:

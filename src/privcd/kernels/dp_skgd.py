@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from privcd.kernels.averaging import close_epoch, credit_change, record_final_output
+from privcd.kernels.copy_values import copy_values
 from privcd.kernels.discrete_noise import discrete_gaussian, noisy_value
 from privcd.kernels.dispatch import penalty_prox
 from privcd.kernels.evaluate import loss_derivatives_into
@@ -231,7 +232,7 @@ def dp_skgd(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, la
     c = 0
     for it in range(n_iterations):
         while c < checkpoints.shape[0] and checkpoints[c] == it:
-            snapshots[c] = out if averaging else w
+            copy_values(out if averaging else w, snapshots[c])
             c += 1
         m = draw_block(sketch, tau, probabilities, top, order, block, rng)
         block_step(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes,
