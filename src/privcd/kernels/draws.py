@@ -10,22 +10,27 @@ behind the kernels' design").
 """
 import numpy as np
 from numba import njit
-from numba.np.random.random_methods import buffered_bounded_lemire_uint32
+from numba.np.random.generator_core import next_uint32
+from numba.np.random.random_methods import bounded_lemire_uint64, buffered_bounded_lemire_uint32
 
 
 @njit(cache=True)
 def bounded_integer(rng, low, high):
     """``rng.integers(low, high)`` (``low < high``, int64), without allocating: the same number.
 
-    numpy draws ``low + U`` with U uniform on ``{0, ..., high - 1 - low}`` by Lemire's rejection
-    on 32-bit words when ``high - 1 - low < 2**32 - 1`` (nothing is drawn when it is 0), which
-    numba implements for its own ``integers`` in ``buffered_bounded_lemire_uint32``; wider
-    ranges go to ``rng.integers`` itself. ``tests/test_draws.py`` checks the equality with
-    numpy's ``Generator.integers``, so a change inside numba fails there.
+    numpy draws ``low + U`` with U uniform on ``{0, ..., span}``, ``span = high - 1 - low``
+    (``random_bounded_uint64_fill``): nothing when ``span`` is 0, one raw 32-bit word when it is
+    ``2**32 - 1``, Lemire's rejection on 32-bit words below that and on 64-bit words above.
+    numba implements each branch for its own ``integers`` (``numba.np.random``), which this
+    calls directly: ``rng.integers`` itself adds a size-1 array per call (nearly three times the
+    cost) and 1 s to a kernel's first compile. ``tests/test_draws.py`` checks the equality with
+    numpy's ``Generator.integers`` on every branch, so a change inside numba fails there.
     """
     span = high - 1 - low
     if span == 0:
         return low
-    if span >= 0xFFFFFFFF:
-        return rng.integers(low, high)
+    if span == 0xFFFFFFFF:
+        return low + np.int64(next_uint32(rng.bit_generator))
+    if span > 0xFFFFFFFF:
+        return low + np.int64(bounded_lemire_uint64(rng.bit_generator, np.uint64(span)))
     return low + np.int64(buffered_bounded_lemire_uint32(rng.bit_generator, np.uint32(span)))
