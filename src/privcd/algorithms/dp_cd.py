@@ -62,7 +62,7 @@ from privcd.algorithms.base import (
 from privcd.algorithms.kernel_clock import launch
 from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
 from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd, step_variant
-from privcd.kernels.dp_cd_many import dp_cd_many
+from privcd.kernels.dp_cd_many import dp_cd_many, storage_variant
 from privcd.kernels.layout import column_arrays, objective_codes
 from privcd.privacy.grid_gaussian import grid_noise, grid_spacings
 from privcd.privacy.joint import JointRelease
@@ -230,7 +230,8 @@ def run_many(problem, plans, seed):
     step_sizes, thresholds, noise_std = (np.stack([entry[i] for entry in parameters], axis=1) for i in range(3))
     W, snapshots = launch(dp_cd_many, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                               problem.lam, step_sizes, thresholds, noise_std, first.n_iterations, first.checkpoints,
-                              kernel_rng(seed), np.zeros((len(plans), problem.n_features)), first.kernel["order"])
+                              kernel_rng(seed), np.zeros((len(plans), problem.n_features)), first.kernel["order"],
+                              *storage_variant(problem.is_sparse))
     return [(w, snapshot, entry[3]) for w, snapshot, entry in zip(W, snapshots, parameters)]
 
 

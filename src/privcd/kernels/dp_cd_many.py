@@ -5,6 +5,7 @@ together, configuration k bit for bit the solo :func:`privcd.kernels.dp_cd.dp_cd
 import numpy as np
 from numba import njit, prange
 
+from privcd.kernels.copy_values import copy_values
 from privcd.kernels.dp_cd import BLOCK_ITERATIONS, coordinate_update, draw_block, noisy_proximal_update
 from privcd.kernels.linalg import clipped_entry, matvec_columns
 from privcd.kernels.partial_sums import PARTIALS, block_rows, combine_columns, scratch
@@ -15,7 +16,7 @@ LANE = 32  # configurations a thread takes through a block of iterations (dp_cd_
 
 @njit(cache=True, parallel=True)
 def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
-               noise_std, n_iterations, checkpoints, rng, W0, order):
+               noise_std, n_iterations, checkpoints, rng, W0, order, sparse, dense):
     """Run K configurations of DP-CD without averaging that share their random draws, in lockstep:
     configuration k is ``dp_cd(..., step_sizes[:, k], thresholds[:, k], noise_std[:, k], ...,
     n_iterations, 0, checkpoints, rng, W0[k], order)`` with every configuration given a generator in the
@@ -39,6 +40,8 @@ def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
         one contiguous row for coordinate j.
     W0 : ndarray of shape (K, p)
         The starting points.
+    sparse, dense : True or None
+        The lane a call needs, from :func:`storage_variant`: one is True, the other None.
 
     Returns
     -------
@@ -72,13 +75,16 @@ def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
         last = first  # the checkpoints recorded in this block: first .. last - 1
         while last < n_checkpoints and checkpoints[last] < start + block:
             last += 1
-        for lane in prange(lanes):
-            begin, end = min(K, lane * width), min(K, (lane + 1) * width)
-            if is_sparse:  # literal flags: each copy compiles without the other storage's branches
+        # the None marker removes the other storage's loop before numba inlines and parallelises it
+        if sparse is not None:
+            for lane in prange(lanes):
+                begin, end = min(K, lane * width), min(K, (lane + 1) * width)
                 _sparse_lane(data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
                              noise_std, coordinates, normals, start, block, checkpoints, first, last, lag_j, begin,
                              end, W, Z, lag_deltas, snapshots)
-            else:
+        if dense is not None:
+            for lane in prange(lanes):
+                begin, end = min(K, lane * width), min(K, (lane + 1) * width)
                 _dense_lane(Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
                             noise_std, coordinates, normals, start, block, checkpoints, first, last, lag_j, begin,
                             end, W, Z, lag_deltas, snapshots)
@@ -88,13 +94,24 @@ def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
     return np.ascontiguousarray(W.T), snapshots
 
 
+def storage_variant(is_sparse):
+    """``(sparse, dense)`` for :func:`dp_cd_many`: True for the lane a call needs, None for the other.
+
+    numba prunes a branch on an argument's None-ness before it inlines and parallelises the
+    branch (as :func:`privcd.kernels.dp_cd.step_variant`), so each storage's ``prange`` compiles
+    apart: a dense call's first compile in an empty numba cache took 89 s with both lanes in its
+    parallel loop, most of it numba's parfor passes over the two lanes' inlined steps.
+    """
+    return (True, None) if is_sparse else (None, True)
+
+
 @njit(inline="always")
 def _record(checkpoints, first, last, iteration, begin, end, W, snapshots):
     """Configurations ``begin .. end - 1`` record their iterate at the checkpoints equal to ``iteration``."""
     for c in range(first, last):
         if checkpoints[c] == iteration:
             for k in range(begin, end):
-                snapshots[k, c] = W[:, k]
+                copy_values(W[:, k], snapshots[k, c])
 
 
 @njit(inline="always")
