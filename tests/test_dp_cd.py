@@ -7,10 +7,12 @@ import privcd
 from numpy_reference import dp_cd as numpy_dp_cd
 from privcd.algorithms import dp_cd as dp_cd_algorithm
 from privcd.algorithms.base import Settings, coordinate_thresholds, kernel_rng
+from privcd.kernels.dispatch import loss_variant
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd, step_variant
 from privcd.kernels.layout import column_arrays, objective_codes
 from privcd.kernels.linalg import add_scaled_column, clipped_coordinate_gradient_sum, lagged_clipped_gradient_sum
 from privcd.kernels.partial_sums import scratch
+from privcd.losses import LOSSES
 from conftest import make_problem
 
 INF = float("inf")
@@ -46,7 +48,7 @@ def test_averaging_returns_the_mean_of_the_inner_iterates():
     noise = 0.01 * np.ones(p)
     args = (column_arrays(problem), problem.y, objective_codes(problem), (steps, thresholds, noise), n_iterations)
     every = np.arange(n_iterations + 1, dtype=np.int64)
-    variant = step_variant(problem.is_sparse, problem.n_samples, 1)
+    variant = step_variant(problem.is_sparse, problem.n_samples, 1) + loss_variant(problem.loss.code)
     _, path = dp_cd(*args, 0, every, kernel_rng(11), np.zeros(p), ORDER_UNIFORM, 0, *variant)
     averaged, _ = dp_cd(*args, n_iterations, np.array([0, n_iterations], dtype=np.int64), kernel_rng(11),
                         np.zeros(p), ORDER_UNIFORM, 0, *variant)
@@ -142,10 +144,20 @@ def test_numpy_reference_follows_the_same_random_path(loss, penalty, lam, option
     np.testing.assert_allclose(numpy_dp_cd.run(problem, plan, 6), w, rtol=1e-10, atol=1e-14)
 
 
-@pytest.mark.parametrize("loss", ["logistic", "squared"])
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+def test_every_loss_takes_one_lane(loss):
+    """loss_variant marks one lane: the logistic and squared losses their own literal loops, the
+    others the loop of a runtime code."""
+    markers = loss_variant(LOSSES[loss].code)
+    assert sum(marker is True for marker in markers) == 1 and markers.count(None) == 2
+    assert (markers[0] is True, markers[1] is True) == (loss == "logistic", loss == "squared")
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared", "huber"])
 def test_lagged_gradient_applies_the_lag_then_sums_at_the_updated_residuals(loss, storage):
     """z + delta X[:, lag_j] comes out with the bits of add_scaled_column, and the sum is the clipped
-    gradient at the updated z, bit for bit; delta = 0 leaves z alone."""
+    gradient at the updated z, bit for bit, in the loss's lane (loss_variant; huber: the runtime
+    code's); delta = 0 leaves z alone."""
     problem = make_problem(loss, None, 0.0, sparse=storage == "sparse")
     arrays = column_arrays(problem)
     thresholds = coordinate_thresholds(problem.M, 0.5)
@@ -157,6 +169,6 @@ def test_lagged_gradient_applies_the_lag_then_sums_at_the_updated_residuals(loss
                                                    thresholds[j], scratch(problem.n_samples))
         z = z0.copy()
         got = lagged_clipped_gradient_sum(*arrays, lag_j, delta, j, z, problem.y, problem.loss.code,
-                                          thresholds[j], scratch(problem.n_samples))
+                                          thresholds[j], scratch(problem.n_samples), *loss_variant(problem.loss.code))
         np.testing.assert_array_equal(z.view(np.int64), expected_z.view(np.int64))
         assert got == expected

@@ -12,6 +12,7 @@ from privcd.algorithms import dp_cd
 from privcd.algorithms.base import coordinate_step_sizes, coordinate_thresholds, kernel_rng
 from privcd.algorithms.private_smoothness import (knapsack_ratio, laplace_release, private_smoothness,
                                                   smoothness_mechanism, split_budget)
+from privcd.kernels.dispatch import loss_variant
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd as dp_cd_kernel, step_variant
 from privcd.kernels.layout import column_arrays, objective_codes
 from conftest import make_problem
@@ -191,7 +192,8 @@ def test_the_private_constants_drive_steps_thresholds_and_noise():
     w, _ = dp_cd_kernel(column_arrays(problem), problem.y, objective_codes(problem),
                         (coordinate_step_sizes(M, HYPER["step"]), thresholds, noise_std), T, 0,
                         np.array([0, T], dtype=np.int64), kernel_rng(5), np.zeros(problem.n_features),
-                        ORDER_UNIFORM, 0, *step_variant(problem.is_sparse, problem.n_samples, 1))
+                        ORDER_UNIFORM, 0, *step_variant(problem.is_sparse, problem.n_samples, 1),
+                        *loss_variant(problem.loss.code))
     np.testing.assert_array_equal(run.w, w)
 
 

@@ -10,6 +10,7 @@ from numba import njit
 
 from conftest import fresh_assembly
 
+from privcd.kernels.dispatch import loss_variant
 from privcd.kernels.evaluate import loss_derivatives_into
 from privcd.kernels.linalg import lagged_clipped_gradient_sum
 from privcd.kernels.partial_sums import scratch
@@ -98,7 +99,7 @@ def test_logistic_hot_loops_vectorise(lag_delta):
     z, y = np.zeros(64), np.ones(64)
     empty, no_index = np.empty(0), np.empty(0, dtype=np.int64)
     lagged = fresh_assembly(lagged_clipped_gradient_sum, False, X, empty, no_index, no_index, 0, lag_delta, 1, z.copy(),
-                            y, logistic.CODE, 1.0, scratch(64))
+                            y, logistic.CODE, 1.0, scratch(64), *loss_variant(logistic.CODE))
     derivatives = fresh_assembly(loss_derivatives_into, logistic.CODE, z, y, np.empty(64))
     for assembly in (lagged, derivatives):
         assert _vector_ops(assembly, "vdivpd") >= 1

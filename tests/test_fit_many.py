@@ -6,6 +6,7 @@ import pytest
 import privcd
 from privcd.algorithms import ALGORITHM_MODULES, dp_cd, dp_sgd
 from privcd.algorithms.base import kernel_key, kernel_rng
+from privcd.kernels.dispatch import loss_variant
 from privcd.kernels.dp_cd import BLOCK_ITERATIONS, ORDER_UNIFORM
 from privcd.kernels.dp_cd_many import dp_cd_many, storage_variant
 from privcd.kernels.dp_gcd import COLUMN_BLOCK, ROW_BLOCK, RULE_GS_Q, RULE_GS_R, dp_gcd, dp_gcd_many
@@ -167,7 +168,8 @@ def test_dp_cd_many_does_not_depend_on_the_number_of_threads(sparse):
     def run():
         return dp_cd_many(*column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                           problem.lam, step_sizes, thresholds, stds, n_iterations, checkpoints, kernel_rng(5),
-                          np.zeros((K, p)), ORDER_UNIFORM, *storage_variant(problem.is_sparse))
+                          np.zeros((K, p)), ORDER_UNIFORM, *storage_variant(problem.is_sparse),
+                          *loss_variant(problem.loss.code))
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)

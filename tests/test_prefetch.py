@@ -6,6 +6,7 @@ from numba import njit
 from numba.core.errors import TypingError
 
 from conftest import fresh_assembly, make_problem
+from privcd.kernels.dispatch import loss_variant
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd
 from privcd.kernels.layout import column_arrays, objective_codes
 from privcd.kernels.prefetch import prefetch
@@ -52,5 +53,6 @@ def test_dp_cd_requests_the_columns_ahead_on_sparse_x():
     parameters = np.full(p, 0.1)
     assembly = fresh_assembly(dp_cd, column_arrays(problem), problem.y, objective_codes(problem),
                               (parameters, parameters, parameters), 10, 0, np.array([0, 10]),
-                              np.random.default_rng(0), np.zeros(p), ORDER_UNIFORM, 0, True, None, None)
+                              np.random.default_rng(0), np.zeros(p), ORDER_UNIFORM, 0, True, None, None,
+                              *loss_variant(problem.loss.code))
     assert sum(line.strip().startswith("prefetch") for line in assembly.splitlines()) >= 7  # column + parameters

@@ -61,6 +61,7 @@ from privcd.algorithms.base import (
 )
 from privcd.algorithms.kernel_clock import launch
 from privcd.algorithms.private_smoothness import private_smoothness, smoothness_mechanism, split_budget
+from privcd.kernels.dispatch import loss_variant
 from privcd.kernels.dp_cd import ORDER_CYCLIC, ORDER_PERMUTATION, ORDER_UNIFORM, dp_cd, step_variant
 from privcd.kernels.dp_cd_many import dp_cd_many, storage_variant
 from privcd.kernels.layout import column_arrays, objective_codes
@@ -184,7 +185,8 @@ def run(problem, plan, seed):
                          (step_sizes, thresholds, noise_std), plan.n_iterations, plan.kernel["inner"],
                          plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), plan.kernel["order"],
                          sigma_units,  # get_num_threads also starts numba's threading layer, which threads need
-                         *step_variant(problem.is_sparse, problem.n_samples, numba.get_num_threads()))
+                         *step_variant(problem.is_sparse, problem.n_samples, numba.get_num_threads()),
+                         *loss_variant(problem.loss.code))
     return w, snapshots, facts
 
 
@@ -231,7 +233,7 @@ def run_many(problem, plans, seed):
     W, snapshots = launch(dp_cd_many, *column_arrays(problem), problem.y, problem.loss.code, problem.penalty.code,
                               problem.lam, step_sizes, thresholds, noise_std, first.n_iterations, first.checkpoints,
                               kernel_rng(seed), np.zeros((len(plans), problem.n_features)), first.kernel["order"],
-                              *storage_variant(problem.is_sparse))
+                              *storage_variant(problem.is_sparse), *loss_variant(problem.loss.code))
     return [(w, snapshot, entry[3]) for w, snapshot, entry in zip(W, snapshots, parameters)]
 
 

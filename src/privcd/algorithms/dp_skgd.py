@@ -76,6 +76,7 @@ from privcd.privacy.mechanisms import check_accountant
 from privcd.algorithms.kernel_clock import launch
 from privcd.algorithms.dp_cd import (calibrate_releases, coordinate_order_code, coordinate_parameters, iteration_count,
                                     release_noise)
+from privcd.kernels.dispatch import loss_variant
 from privcd.kernels.dp_cd import ORDER_UNIFORM, dp_cd, step_variant
 from privcd.kernels.dp_skgd import SKETCH_FULL, SKETCH_IMPORTANCE, SKETCH_TAU_NICE, SKETCH_UNIFORM, dp_skgd
 from privcd.kernels.layout import column_arrays, objective_codes
@@ -293,7 +294,8 @@ def run(problem, plan, seed):
                              (step_sizes, thresholds, noise_std), plan.n_iterations, k["inner"],
                              plan.checkpoints, kernel_rng(seed), np.zeros(problem.n_features), k["order"],
                              sigma_units,  # get_num_threads also starts numba's threading layer
-                             *step_variant(problem.is_sparse, problem.n_samples, numba.get_num_threads()))
+                             *step_variant(problem.is_sparse, problem.n_samples, numba.get_num_threads()),
+                             *loss_variant(problem.loss.code))
     else:
         sigma_units = 0  # an experiment's normals
         if isinstance(seed, ReleaseSeed) and k["noise_multiplier"] > 0:

@@ -44,8 +44,9 @@ _PRODUCT_LIMIT = 2**62
 
 @njit(cache=True, inline="always")
 def bernoulli_ratio(rng, numerator, denominator):
-    """True with probability ``numerator / denominator`` (``0 <= numerator <= denominator``)."""
-    return bounded_integer(rng, 0, denominator) < numerator
+    """True with probability ``numerator / denominator`` (``0 <= numerator <= denominator``). (``np.int64``:
+    a literal denominator would compile :func:`~privcd.kernels.draws.bounded_integer` once more for its type.)"""
+    return bounded_integer(rng, 0, np.int64(denominator)) < numerator
 
 
 @njit(cache=True, inline="always")
@@ -101,7 +102,7 @@ def discrete_laplace(rng, t):
         while bernoulli_exp_at_most_one(rng, 1, 1):
             v += 1
         magnitude = u + t * v
-        if bounded_integer(rng, 0, 2) == 1:
+        if bounded_integer(rng, 0, np.int64(2)) == 1:  # not a literal type (bernoulli_ratio)
             if magnitude == 0:
                 continue
             return -magnitude

@@ -39,7 +39,8 @@ ORDER_CYCLIC = 2  # 0, 1, ..., p - 1, 0, 1, ...
 
 @njit(inline="always")
 def coordinate_update(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, gamma,
-                      threshold, noise_std, j, normal_draw, old, z, lag_j, lag_delta, work, discrete=False):
+                      threshold, noise_std, j, normal_draw, old, z, lag_j, lag_delta, work, logistic_lane, squared_lane,
+                      other_lane, discrete=False):
     """The new value of ``w_j = old`` after one noisy proximal coordinate step on coordinate j,
     with step size ``gamma``, clipping threshold ``threshold`` and the noise of :func:`noisy_proximal_update`
     (``discrete``: a release's grid noise).
@@ -62,7 +63,7 @@ def coordinate_update(is_sparse, threaded, Xf, data, indices, indptr, y, loss_co
         total = threaded_lagged_clipped_gradient_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work)
     else:
         total = lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag_delta, j, z, y,
-                                            loss_code, threshold, work)
+                                            loss_code, threshold, work, logistic_lane, squared_lane, other_lane)
     gradient = total / y.shape[0]
     return noisy_proximal_update(penalty_code, lam, old, gamma, gradient, noise_std, normal_draw, discrete)
 
@@ -146,7 +147,7 @@ def step_variant(is_sparse, n_samples, threads):
 
 @njit(cache=True)
 def dp_cd(columns, y, objective, coordinate_parameters, n_iterations, inner, checkpoints, rng, w0, order,
-          sigma_units, sparse, threaded, plain):
+          sigma_units, sparse, threaded, plain, logistic, squared, other):
     """Run DP-CD for ``n_iterations`` coordinate steps from ``w0``.
 
     Parameters
@@ -175,6 +176,8 @@ def dp_cd(columns, y, objective, coordinate_parameters, n_iterations, inner, che
         :mod:`privcd.privacy.grid_gaussian`).
     sparse, threaded, plain : True or None
         The variant of the steps, from :func:`step_variant`: one is True, the others None.
+    logistic, squared, other : True or None
+        The loss's markers, from :func:`~privcd.kernels.dispatch.loss_variant`.
 
     Returns
     -------
@@ -201,7 +204,7 @@ def dp_cd(columns, y, objective, coordinate_parameters, n_iterations, inner, che
     permutation = np.empty(p, dtype=np.int64)
     lag_j = 0
     lag_delta = 0.0
-    c = 0
+    c = np.int64(0)  # not a literal: record_final_output would compile for Literal[int](0) too
     for start in range(0, n_iterations, BLOCK_ITERATIONS):
         block = min(BLOCK_ITERATIONS, n_iterations - start)
         draw_block(rng, p, coordinates, normals, block, start, order, permutation, sigma_units)
@@ -209,28 +212,31 @@ def dp_cd(columns, y, objective, coordinate_parameters, n_iterations, inner, che
         # literal flags: each copy compiles without the other branches; the None markers remove
         # the copies a call does not need before numba inlines them (step_variant)
         if sparse is not None:
-            c, lag_j, lag_delta = _solo_steps(True, False, Xf, data, indices, indptr, y, loss_code, penalty_code,
-                                              lam, step_sizes, thresholds, noise_std, inner, checkpoints,
+            c, lag_j, lag_delta = _solo_steps(True, False, columns, y, loss_code, penalty_code, lam,
+                                              coordinate_parameters, inner, checkpoints,
                                               coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
-                                              total, held_since, snapshots, work, discrete)
+                                              total, held_since, snapshots, work, discrete, logistic, squared,
+                                              other)
         if threaded is not None:
-            c, lag_j, lag_delta = _solo_steps(False, True, Xf, data, indices, indptr, y, loss_code, penalty_code,
-                                              lam, step_sizes, thresholds, noise_std, inner, checkpoints,
+            c, lag_j, lag_delta = _solo_steps(False, True, columns, y, loss_code, penalty_code, lam,
+                                              coordinate_parameters, inner, checkpoints,
                                               coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
-                                              total, held_since, snapshots, work, discrete)
+                                              total, held_since, snapshots, work, discrete, logistic, squared,
+                                              other)
         if plain is not None:
-            c, lag_j, lag_delta = _solo_steps(False, False, Xf, data, indices, indptr, y, loss_code, penalty_code,
-                                              lam, step_sizes, thresholds, noise_std, inner, checkpoints,
+            c, lag_j, lag_delta = _solo_steps(False, False, columns, y, loss_code, penalty_code, lam,
+                                              coordinate_parameters, inner, checkpoints,
                                               coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
-                                              total, held_since, snapshots, work, discrete)
+                                              total, held_since, snapshots, work, discrete, logistic, squared,
+                                              other)
     record_final_output(checkpoints, c, snapshots, w, out, averaging)
     return out, snapshots
 
 
 @njit(inline="always")
-def _solo_steps(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
-                noise_std, inner, checkpoints, coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out,
-                total, held_since, snapshots, work, discrete):
+def _solo_steps(is_sparse, threaded, columns, y, loss_code, penalty_code, lam, coordinate_parameters, inner,
+                checkpoints, coordinates, normals, start, block, c, lag_j, lag_delta, w, z, out, total, held_since,
+                snapshots, work, discrete, logistic, squared, other):
     """The ``block`` iterations of :func:`dp_cd` from iteration ``start`` with the drawn
     ``coordinates`` and ``normals``; returns the next checkpoint and the lag, ``(c, lag_j, lag_delta)``.
 
@@ -238,7 +244,11 @@ def _solo_steps(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, pe
     counts of the dozen arrays :func:`coordinate_update` takes (two atomic operations an array a
     step; benchmarks/README.md, *Measurements behind the kernels' design*). On sparse X each step
     requests the column and parameters :data:`~privcd.kernels.prefetch.DISTANCE` steps ahead; on
-    dense X of several row blocks (literal ``threaded``), numba's threads share each step's sum."""
+    dense X of several row blocks (literal ``threaded``), numba's threads share each step's sum. (X
+    and the parameters come as :func:`dp_cd`'s tuples: CPython passes a call of more than 30
+    arguments as ``*args``, which numba does not inline.)"""
+    stored_sparse, Xf, data, indices, indptr = columns
+    step_sizes, thresholds, noise_std = coordinate_parameters
     averaging = inner > 0
     for t in range(block):
         it = start + t
@@ -253,12 +263,12 @@ def _solo_steps(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, pe
         old = w[j]
         w[j] = coordinate_update(is_sparse, threaded, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
                                  step_sizes[j], thresholds[j], noise_std[j], j, normals[t], old, z, lag_j, lag_delta,
-                                 work, discrete)
+                                 work, logistic, squared, other, discrete)
         lag_j, lag_delta = j, w[j] - old
         if averaging:
             credit_change(total, held_since, j, old, k)
             if k == inner - 1:
                 close_epoch(total, held_since, w, out, inner)
-                residuals_into(is_sparse, Xf, data, indices, indptr, w, z)
+                residuals_into(stored_sparse, Xf, data, indices, indptr, w, z)  # the runtime flag: matvec_columns' compile
                 lag_delta = 0.0
     return c, lag_j, lag_delta

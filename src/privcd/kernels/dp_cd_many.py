@@ -16,7 +16,7 @@ LANE = 32  # configurations a thread takes through a block of iterations (dp_cd_
 
 @njit(cache=True, parallel=True)
 def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
-               noise_std, n_iterations, checkpoints, rng, W0, order, sparse, dense):
+               noise_std, n_iterations, checkpoints, rng, W0, order, sparse, dense, logistic, squared, other):
     """Run K configurations of DP-CD without averaging that share their random draws, in lockstep:
     configuration k is ``dp_cd(..., step_sizes[:, k], thresholds[:, k], noise_std[:, k], ...,
     n_iterations, 0, checkpoints, rng, W0[k], order)`` with every configuration given a generator in the
@@ -42,6 +42,8 @@ def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
         The starting points.
     sparse, dense : True or None
         The lane a call needs, from :func:`storage_variant`: one is True, the other None.
+    logistic, squared, other : True or None
+        The loss's markers, from :func:`~privcd.kernels.dispatch.loss_variant`.
 
     Returns
     -------
@@ -55,10 +57,7 @@ def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
     Z = np.empty((n, K)) if is_sparse else np.empty((K, n))  # residuals X w_k: columns sparse, rows dense
     for k in range(K):
         z = matvec_columns(is_sparse, Xf, data, indices, indptr, W0[k], n)
-        if is_sparse:
-            Z[:, k] = z
-        else:
-            Z[k] = z
+        copy_values(z, Z[:, k] if is_sparse else Z[k])  # a loop: an array assignment compiles its shape check
     lag_deltas = np.zeros(K)
     n_checkpoints = checkpoints.shape[0]
     snapshots = np.empty((K, n_checkpoints, p))
@@ -81,13 +80,13 @@ def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
                 begin, end = min(K, lane * width), min(K, (lane + 1) * width)
                 _sparse_lane(data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
                              noise_std, coordinates, normals, start, block, checkpoints, first, last, lag_j, begin,
-                             end, W, Z, lag_deltas, snapshots)
+                             end, W, Z, lag_deltas, snapshots, logistic, squared, other)
         if dense is not None:
             for lane in prange(lanes):
                 begin, end = min(K, lane * width), min(K, (lane + 1) * width)
                 _dense_lane(Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
                             noise_std, coordinates, normals, start, block, checkpoints, first, last, lag_j, begin,
-                            end, W, Z, lag_deltas, snapshots)
+                            end, W, Z, lag_deltas, snapshots, logistic, squared, other)
         lag_j = coordinates[block - 1]
         first = last
     _record(checkpoints, first, n_checkpoints, n_iterations, 0, K, W, snapshots)  # those at the end
@@ -117,7 +116,7 @@ def _record(checkpoints, first, last, iteration, begin, end, W, snapshots):
 @njit(inline="always")
 def _dense_lane(Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds, noise_std,
                 coordinates, normals, start, block, checkpoints, first, last, lag_j, begin, end, W, Z, lag_deltas,
-                snapshots):
+                snapshots, logistic, squared, other):
     """The ``block`` iterations from ``start`` of configurations ``begin .. end - 1`` of
     :func:`dp_cd_many` on dense X, one configuration after the other (a step is a pass over its
     residuals ``Z[k]``, which stay in cache for the block), with :func:`coordinate_update`; the
@@ -132,7 +131,7 @@ def _dense_lane(Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step
             old = W[j, k]
             W[j, k] = coordinate_update(False, False, Xf, data, indices, indptr, y, loss_code, penalty_code, lam,
                                         step_sizes[j, k], thresholds[j, k], noise_std[j, k], j, normals[t], old, z,
-                                        previous, lag_delta, work)
+                                        previous, lag_delta, work, logistic, squared, other)
             previous, lag_delta = j, W[j, k] - old
         lag_deltas[k] = lag_delta
 
@@ -140,17 +139,18 @@ def _dense_lane(Xf, data, indices, indptr, y, loss_code, penalty_code, lam, step
 @njit(inline="always")
 def _sparse_lane(data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds, noise_std,
                  coordinates, normals, start, block, checkpoints, first, last, lag_j, begin, end, W, Z, lag_deltas,
-                 snapshots):
-    """As :func:`_dense_lane` on sparse X, iteration by iteration, with a literal loss code."""
-    if loss_code == logistic.CODE:
+                 snapshots, logistic_lane, squared_lane, other_lane):
+    """As :func:`_dense_lane` on sparse X, iteration by iteration, with a literal loss code (the loss's
+    lane alone, :func:`~privcd.kernels.dispatch.loss_variant`)."""
+    if logistic_lane is not None:
         _sparse_lane_steps(data, indices, indptr, y, logistic.CODE, penalty_code, lam, step_sizes, thresholds,
                            noise_std, coordinates, normals, start, block, checkpoints, first, last, lag_j, begin,
                            end, W, Z, lag_deltas, snapshots)
-    elif loss_code == squared.CODE:
+    if squared_lane is not None:
         _sparse_lane_steps(data, indices, indptr, y, squared.CODE, penalty_code, lam, step_sizes, thresholds,
                            noise_std, coordinates, normals, start, block, checkpoints, first, last, lag_j, begin,
                            end, W, Z, lag_deltas, snapshots)
-    else:
+    if other_lane is not None:
         _sparse_lane_steps(data, indices, indptr, y, loss_code, penalty_code, lam, step_sizes, thresholds,
                            noise_std, coordinates, normals, start, block, checkpoints, first, last, lag_j, begin,
                            end, W, Z, lag_deltas, snapshots)
@@ -188,8 +188,10 @@ def _sparse_lane_steps(data, indices, indptr, y, loss_code, penalty_code, lam, s
             z, x = Z[indices[e], begin:end], data[e]
             for k in range(z.shape[0]):
                 z[k] += lags[k] * x
-        partials[:] = 0.0
-        totals[:] = 0.0
+        for k in range(end - begin):  # loops, not array expressions, which numba's parfor passes would process
+            totals[k] = 0.0
+            for r in range(PARTIALS):
+                partials[r, k] = 0.0
         block_end = size
         thresholds_j = thresholds[j, begin:end]
         for e in range(indptr[j], indptr[j + 1]):
@@ -216,4 +218,5 @@ def _add_block_totals(partials, block_total, totals):
     combine_columns(partials, block_total)
     for k in range(totals.shape[0]):
         totals[k] += block_total[k]
-    partials[:] = 0.0
+        for r in range(PARTIALS):
+            partials[r, k] = 0.0

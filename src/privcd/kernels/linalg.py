@@ -7,6 +7,8 @@ Dense X comes as a Fortran-ordered array for column access (``Xf``) or C-ordered
 the clipped coordinate gradient in the fixed order of :mod:`privcd.kernels.partial_sums`, and a
 dense zero adds an exact zero, so dense and sparse X give bit-identical results.
 """
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -30,13 +32,19 @@ def clip_scalar(value, threshold):
 def clipped_coordinate_gradient_sum(is_sparse, Xf, data, indices, indptr, j, z, y, loss_code, threshold, work):
     """``sum_i clip(l'(z_i, y_i) X_ij, threshold)``: n times the clipped j-th gradient entry (dp-cd 5.1),
     summed in the order of :mod:`privcd.kernels.partial_sums` (``work``: its ``scratch(n)``)."""
+    if loss_code == logistic.CODE:  # constant markers: each call compiles its loss's loop alone
+        return lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, j, 0.0, j, z, y, loss_code,
+                                           threshold, work, True, None, None)
+    if loss_code == squared.CODE:
+        return lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, j, 0.0, j, z, y, loss_code,
+                                           threshold, work, None, True, None)
     return lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, j, 0.0, j, z, y, loss_code,
-                                       threshold, work)
+                                       threshold, work, None, None, True)
 
 
 @njit(cache=True, inline="always")
 def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag_delta, j, z, y, loss_code,
-                                threshold, work):
+                                threshold, work, logistic_lane, squared_lane, other_lane):
     """Catch ``z`` up with a lagged coordinate step, ``z += lag_delta * X[:, lag_j]``, then return
     :func:`clipped_coordinate_gradient_sum` at the updated ``z``.
 
@@ -47,22 +55,28 @@ def lagged_clipped_gradient_sum(is_sparse, Xf, data, indices, indptr, lag_j, lag
     lag, dense or sparse. ``lag_delta = 0`` updates nothing. Inlined into numba callers (no array
     reference counting on a call). The loops take a literal loss code: a runtime code keeps the
     derivative an out-of-line call, which stops vectorisation on dense X and slows sparse X
-    (benchmarks/README.md).
+    (benchmarks/README.md). ``logistic_lane, squared_lane, other_lane``: the loss's markers from
+    :func:`~privcd.kernels.dispatch.loss_variant`, one True and two None, so that only the loop
+    of the call's loss compiles (NaN if all three are None).
     """
     if not is_sparse:
-        if loss_code == logistic.CODE:
+        if logistic_lane is not None:
             return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, logistic.CODE, threshold, work)
-        if loss_code == squared.CODE:
+        if squared_lane is not None:
             return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, squared.CODE, threshold, work)
-        return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work)
+        if other_lane is not None:
+            return _dense_lagged_sum(Xf, lag_j, lag_delta, j, z, y, loss_code, threshold, work)
+        return math.nan
     if lag_delta != 0.0:  # add_scaled_column's sparse loop, written here: as a call, or inlined by
         for k in range(indptr[lag_j], indptr[lag_j + 1]):  # numba, it left reference counts in DP-CD's step
             z[indices[k]] += lag_delta * data[k]
-    if loss_code == logistic.CODE:
+    if logistic_lane is not None:
         return _sparse_clipped_sum(data, indices, indptr, j, z, y, logistic.CODE, threshold, work)
-    if loss_code == squared.CODE:
+    if squared_lane is not None:
         return _sparse_clipped_sum(data, indices, indptr, j, z, y, squared.CODE, threshold, work)
-    return _sparse_clipped_sum(data, indices, indptr, j, z, y, loss_code, threshold, work)
+    if other_lane is not None:
+        return _sparse_clipped_sum(data, indices, indptr, j, z, y, loss_code, threshold, work)
+    return math.nan
 
 
 @njit(inline="always")
