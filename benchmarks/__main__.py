@@ -7,7 +7,7 @@ numpy), ``bounds`` (the least time a pass's unavoidable work takes, against the 
 chunk), ``warm`` (a second process's first fit), ``first_fit`` (a new
 environment's first fit, numba's compilation included), ``setup`` (a Problem and its beta),
 ``accounting`` (the noise and the error the tightest accountants save against the papers'),
-``time_ratio`` (dp-cd Table 3's DP-CD / DP-SGD time ratio under three builds of the kernels),
+``time_ratio`` (dp-cd Table 3's DP-CD / DP-SGD time ratio under three builds of the kernels and a row-major X),
 ``audit`` (the power and time of ``privcd.audit``), ``release`` (each kernel's cost as a private
 release against an experiment), ``estimators`` (privcd's scikit-learn estimators
 against diffprivlib's, in an environment of its own: ``python -m benchmarks estimators``).
@@ -46,10 +46,11 @@ SECTIONS = {
                    estimators.markdown),
 }
 
-# Seconds each section took in a full run (not --quick) on 2 cores, 2026-11-27 from 2a050b8, beside other
-# work; --help shows them, with what a section needs beyond the [test] extra.
+# Seconds each section took in a full run (not --quick) on 2 cores, 2026-11-27 from 2a050b8 (time_ratio:
+# 2026-11-29, with its row-major variant), beside other work; --help shows them, with what a section needs
+# beyond the [test] extra.
 SECONDS = {"shapes": 97, "bounds": 13, "peers": 0, "grid": 27, "memory": 159, "warm": 8, "first_fit": 156,
-           "setup": 14, "accounting": 26, "time_ratio": 256, "audit": 48, "release": 166, "estimators": 62}
+           "setup": 14, "accounting": 26, "time_ratio": 435, "audit": 48, "release": 166, "estimators": 62}
 NEEDS = {"peers": "; skipped without the [bench] extra's torch and Opacus",
          "estimators": "; diffprivlib in an environment of its own"}
 

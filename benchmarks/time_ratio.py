@@ -1,5 +1,5 @@
 """dp-cd Table 3's ratio, DP-CD's time over DP-SGD's per number of passes, under three builds of
-the same kernels: what makes ours 0.13-0.56x the paper's ratio (issue 20, part 1).
+the same kernels and a row-major X: what makes ours 0.15-0.56x the paper's ratio (issues 20 and 37).
 
 The paper's runs (dp-cd Appendix G.2) are scalar C++ loops on one thread ("no special code
 optimization nor tricks"). A DP-CD pass makes p coordinate steps, each a pass over the n samples
@@ -12,7 +12,11 @@ Each variant runs in a fresh process with its own numba cache:
 * ``default``: this machine's CPU, all threads (what dp-cd Table 3 reports);
 * ``one thread``: ``NUMBA_NUM_THREADS=1``;
 * ``one thread, generic x86-64``: also ``NUMBA_CPU_NAME=generic`` (SSE2, two doubles a vector,
-  the width of a default ``g++ -O2`` build, the paper's kind of binary).
+  the width of a default ``g++ -O2`` build, the paper's kind of binary);
+* ``one thread, generic x86-64, X row-major``: also DP-CD reading its columns from the C-ordered
+  (row-major) copy of X that DP-SGD reads its rows from, a column's entries p doubles apart, as a
+  C++ binding that keeps numpy's order would store it (the paper says "dense matrices of the
+  Eigen library", not in which order). An ablation of the storage, the kernels unchanged.
 
 Times are ``Run.seconds`` (kernel time, compilation excluded, every run alone), medians over runs
 after a warm-up fit, at fixed step and clip (the dense kernels' work does not depend on them), with
@@ -29,7 +33,9 @@ VARIANTS = {
     "default": {},
     "one thread": {"NUMBA_NUM_THREADS": "1"},
     "one thread, generic x86-64": {"NUMBA_NUM_THREADS": "1", "NUMBA_CPU_NAME": "generic"},
+    "one thread, generic x86-64, X row-major": {"NUMBA_NUM_THREADS": "1", "NUMBA_CPU_NAME": "generic"},
 }
+ROW_MAJOR = {"one thread, generic x86-64, X row-major"}  # DP-CD reads X's columns from its row-major copy
 PROBLEMS = {  # dp-cd Table 2's problems (config/config.yaml): dataset, preprocessing, loss, penalty, lambda
     "electricity-imbalanced": ("electricity", "raw", "logistic", "l2", 2.207e-5),
     "california-imbalanced": ("california", "raw", "squared", "l1", 2.5),
@@ -40,9 +46,11 @@ PAPER_VALUES = ROOT / "config" / "paper_values" / "dp-cd-times.yaml"
 CODE = """
 import json, sys
 import numpy as np, privcd
-dataset, preprocessing, loss, penalty, lam, passes_list, runs, mirror = json.loads(sys.argv[1])
+dataset, preprocessing, loss, penalty, lam, passes_list, runs, mirror, row_major = json.loads(sys.argv[1])
 data = privcd.load_dataset(dataset, preprocessing=preprocessing, mirror=mirror)
 problem = privcd.Problem(data.X, data.y, loss, penalty, lam, constants="data")
+if row_major:  # the ablation: the cached column layout replaced by the row-major copy (a dense X)
+    problem.__dict__["columns"] = problem.rows
 n = problem.n_samples
 settings = {
     "dp-cd": dict(step=0.5, clip=1.0, accountant="rdp", coordinate_order="cyclic"),
@@ -72,7 +80,8 @@ def run(quick):
     for variant, env in VARIANTS.items():
         with tempfile.TemporaryDirectory(prefix="privcd-time-ratio-") as cache:
             for problem, (dataset, preprocessing, loss, penalty, lam) in PROBLEMS.items():
-                argument = [dataset, preprocessing, loss, penalty, lam, passes_list, runs, mirror]
+                argument = [dataset, preprocessing, loss, penalty, lam, passes_list, runs, mirror,
+                            variant in ROW_MAJOR]
                 times = run_python(CODE, env={**env, "NUMBA_CACHE_DIR": cache},
                                    arguments=[json.dumps(argument)])
                 for passes in passes_list:
@@ -100,5 +109,5 @@ def markdown(result):
                        f"(median {np.median(scale):.2f})")
     return ("Kernel seconds (median of " f"{result['runs']} runs timed alone, compilation excluded) of DP-CD "
             "(cyclic, RDP) and DP-SGD (batch 1, RDP) at dp-cd Table 3's pass counts, in three builds of the "
-            "same kernels (`benchmarks/time_ratio.py`), beside the paper's Table 3 ratio.\n\n"
+            "same kernels, the third also with DP-CD reading a row-major X (`benchmarks/time_ratio.py`), beside the paper's Table 3 ratio.\n\n"
             + "\n".join(lines) + "\n\n" + "; ".join(summary) + ".")
