@@ -145,7 +145,8 @@ def test_per_passes_cells_ratios_reasons_and_display():
     assert cell.loc[("e", "dp-sgd", 2), "reason"] == "problem-wide (checked by a.md)"     # 0.03 / 0.2: 6.7x off
     assert cell.loc[("s", "dp-cd", 5), "reason"] == NOT_RUN
     counts = ratio_counts(comparison).iloc[0].to_dict()
-    assert counts == {"cells": 8, "with ratio": 6, "within 1.25x": 4, "within 2x": 4, "paper 0": 0, "not run": 2}
+    assert counts == {"cells": 8, "with ratio": 6, "within 1.25x": 4, "within 2x": 4, "paper 0": 0,
+                      "paper 0, ours not": 0, "not run": 2}
     assert summary_line(ratio_counts(comparison)) == "within 1.25x: 4/6, within 2x: 4/6 (2 not run)"
     shown = display(comparison).set_index(["problem", "algorithm", "passes"])
     assert list(shown.columns) == ["ours", "paper", "ratio", "reason"]
@@ -163,13 +164,26 @@ def test_support_cells_with_a_paper_zero_have_no_ratio():
     assert comparison["quantity"].tolist() == ["correct", "incorrect", "relative gap"] * 2
     gcd = comparison[comparison["algorithm"] == "dp-gcd"].set_index("quantity")
     assert gcd.loc["correct", "factor"] == pytest.approx(2.5) and gcd.loc["correct", "reason"] == UNEXPLAINED
-    assert math.isnan(gcd.loc["incorrect", "ratio"]) and gcd.loc["incorrect", "reason"] == ""
+    assert math.isnan(gcd.loc["incorrect", "ratio"])  # the paper's 0 against our 1.0: flagged
+    assert gcd.loc["incorrect", "reason"] == UNEXPLAINED
     shown = display(comparison).set_index(["algorithm", "quantity"])
     assert shown.loc[("dp-gcd", "incorrect"), ["paper", "ratio"]].tolist() == ["0", PAPER_ZERO]
     counts = ratio_counts(comparison).iloc[0]
-    assert (counts["with ratio"], counts["paper 0"], counts["not run"]) == (2, 1, 3)
+    assert (counts["with ratio"], counts["paper 0"], counts["paper 0, ours not"], counts["not run"]) == (2, 1, 1, 3)
     assert summary_line(ratio_counts(comparison)) == ("within 1.25x: 1/2, within 2x: 1/2 (1 with the paper's value 0, "
-                                                      "no ratio; 3 not run)")
+                                                      "no ratio, 1 of them not 0 here (flagged with a reason); "
+                                                      "3 not run)")
+
+
+def test_a_paper_zero_that_ours_matches_is_not_flagged():
+    values = {"paper": "dp-gcd", "table": "Table 3", "reasons": [{"problem": "sq", "reason": "r", "checked_by": "f"}],
+              "cells": {"sq": {"dp-gcd": [2, 0, "0.35"]}}}
+    recovery = pd.DataFrame([{"problem": "sq", "algorithm": "dp-gcd", "correct": 2.0, "incorrect": 0.0,
+                              "relative_error": 0.35, "correct_std": 0.0, "incorrect_std": 0.0,
+                              "relative_error_std": 0.0}])
+    comparison = compare_support(recovery, values).set_index("quantity")
+    assert comparison.loc["incorrect", "reason"] == ""
+    assert ratio_counts(comparison.reset_index()).iloc[0]["paper 0, ours not"] == 0
 
 
 def test_winners_ties_and_best_passes():

@@ -4,7 +4,8 @@ Every cell gets ``ratio = ours / paper`` and ``factor = max(ratio, 1 / ratio)`` 
 either way; ``inf`` when ours is 0 and the paper's is not). A cell is *within 1.25x* when
 ``factor <= 1.25`` and *within 2x* when ``factor <= 2``; a cell more than 2x off carries the reason
 of its values file (:func:`privcd.results.compare.values.reason_for`). Cells without a ratio: the
-paper's value is 0 (the ratio is undefined; the cell says so) or we have no result (``not run``).
+paper's value is 0 (the ratio is undefined; the cell says so, and where ours is not 0 the cell is
+flagged with a reason as one more than 2x off) or we have no result (``not run``).
 """
 import math
 
@@ -74,7 +75,7 @@ def _row(values, cell, mean, spread, paper, paper_spread):
     reason = ""
     if mean is None or math.isnan(mean):
         reason = NOT_RUN
-    elif factor > WITHIN[-1]:
+    elif factor > WITHIN[-1] or (paper == 0 and mean != 0):  # a paper 0 that ours is not: flagged
         reason = reason_for(values["reasons"], cell)
     return {**cell, "ours": mean, "ours_spread": spread, "paper": paper, "paper_spread": paper_spread,
             "ratio": value, "factor": factor, "reason": reason}
@@ -83,13 +84,14 @@ def _row(values, cell, mean, spread, paper, paper_spread):
 def ratio_counts(comparison, by=()):
     """Cells per group of ``by`` (none: one row for the whole table): ``cells``, ``with ratio`` (ran,
     paper value not 0), ``within 1.25x``, ``within 2x`` (counted among those with a ratio),
-    ``paper 0`` (ratio undefined) and ``not run``."""
+    ``paper 0`` (ratio undefined), ``paper 0, ours not`` (those flagged with a reason) and ``not run``."""
     ran = comparison["ours"].notna()
     frame = comparison.assign(**{
         "with ratio": comparison["factor"].notna(),
         **{f"within {bound:g}x": comparison["factor"] <= bound for bound in WITHIN},
-        "paper 0": ran & (comparison["paper"] == 0), "not run": ~ran})
-    columns = ["with ratio"] + [f"within {bound:g}x" for bound in WITHIN] + ["paper 0", "not run"]
+        "paper 0": ran & (comparison["paper"] == 0),
+        "paper 0, ours not": ran & (comparison["paper"] == 0) & (comparison["ours"] != 0), "not run": ~ran})
+    columns = ["with ratio"] + [f"within {bound:g}x" for bound in WITHIN] + ["paper 0", "paper 0, ours not", "not run"]
     if not by:
         counts = frame[columns].sum().astype(int).to_frame().T
         return counts.assign(cells=len(frame))[["cells"] + columns]
@@ -104,6 +106,8 @@ def summary_line(counts):
     row = counts.iloc[0]
     text = ", ".join(f"within {bound:g}x: {row[f'within {bound:g}x']}/{row['with ratio']}" for bound in WITHIN)
     extra = [f"{row['paper 0']} with the paper's value 0, no ratio"] if row["paper 0"] else []
+    if row["paper 0, ours not"]:
+        extra[-1] += f", {row['paper 0, ours not']} of them not 0 here (flagged with a reason)"
     extra += [f"{row['not run']} not run"] if row["not run"] else []
     return text + (f" ({'; '.join(extra)})" if extra else "")
 
