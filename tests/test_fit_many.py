@@ -71,7 +71,7 @@ def test_a_group_split_by_the_memory_bound_gives_the_same_runs(monkeypatch, stor
 
     def counting_launch(kernel, *args):
         if kernel is dp_sgd_many:
-            calls.append(len(args[-1]))  # the runs of the call: rows of W0
+            calls.append(len(args[-3]))  # the runs of the call: rows of W0 (before the storage markers)
         return launch(kernel, *args)
     monkeypatch.setattr(dp_sgd, "launch", counting_launch)
     # 3 checkpoints (2 passes) and w a run, and on dense X the gradient
@@ -99,7 +99,7 @@ def test_dp_sgd_many_on_wide_x_is_dp_sgd_run_by_run(sampling, sparse):
               problem.lam)
     keys = (kernel_key(7, 0), kernel_key(7, 1))
     W, snapshots = dp_sgd_many(*shared, steps, clips, stds, 3, sampling, 60, checkpoints, *keys,
-                               np.zeros((K, problem.n_features)))
+                               np.zeros((K, problem.n_features)), *storage_variant(problem.is_sparse))
     for k in range(K):
         w, alone = dp_sgd_kernels.dp_sgd(*shared, steps[k], clips[k], stds[k], 3, sampling, 60, checkpoints, *keys,
                           np.zeros(problem.n_features))
@@ -119,7 +119,8 @@ def test_dp_sgd_many_does_not_depend_on_the_number_of_threads(sparse, p):
     steps, clips, stds = rng.uniform(0.01, 1.0, K), rng.uniform(0.1, 10.0, K), rng.uniform(0.0, 5.0, K)
     arguments = (*row_arrays(problem), problem.y, problem.row_norms, problem.loss.code, problem.penalty.code,
                  problem.lam, steps, clips, stds, 1, SAMPLE_WITHOUT_REPLACEMENT, 900, np.array([0, 450, 900]),
-                 kernel_key(1, 0), kernel_key(1, 1), np.zeros((K, problem.n_features)))
+                 kernel_key(1, 0), kernel_key(1, 1), np.zeros((K, problem.n_features)),
+                 *storage_variant(problem.is_sparse))
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)

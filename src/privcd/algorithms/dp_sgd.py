@@ -48,6 +48,7 @@ from privcd.algorithms.base import (
 from privcd.algorithms.kernel_clock import launch
 from privcd.kernels.dp_sgd import SAMPLE_POISSON, SAMPLE_WITHOUT_REPLACEMENT, dp_sgd
 from privcd.kernels.dp_sgd_grid import dp_sgd_on_grid
+from privcd.kernels.dp_cd_many import storage_variant
 from privcd.kernels.dp_sgd_many import dp_sgd_many
 from privcd.kernels.layout import row_arrays
 from privcd.kernels.streams import check_span
@@ -169,7 +170,8 @@ def run_many(problem, plans, seed):
         problem.lam,
         np.array([plan.kernel["step"] for plan in plans]), np.array([plan.kernel["clip"] for plan in plans]),
         np.array([plan.kernel["noise_std"] for plan in plans]), k["batch_size"], k["sampling"], first.n_iterations,
-        first.checkpoints, kernel_key(seed, 0), kernel_key(seed, 1), np.zeros((len(plans), problem.n_features)))
+        first.checkpoints, kernel_key(seed, 0), kernel_key(seed, 1), np.zeros((len(plans), problem.n_features)),
+        *storage_variant(problem.is_sparse))
     return list(zip(W, snapshots))
 
 

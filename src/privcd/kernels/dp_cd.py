@@ -269,6 +269,7 @@ def _solo_steps(is_sparse, threaded, columns, y, loss_code, penalty_code, lam, c
             credit_change(total, held_since, j, old, k)
             if k == inner - 1:
                 close_epoch(total, held_since, w, out, inner)
-                residuals_into(stored_sparse, Xf, data, indices, indptr, w, z)  # the runtime flag: matvec_columns' compile
+                # the runtime storage flag, as matvec_columns passes it: one compiled residuals_into
+                residuals_into(stored_sparse, Xf, data, indices, indptr, w, z)
                 lag_delta = 0.0
     return c, lag_j, lag_delta

@@ -94,7 +94,8 @@ def dp_cd_many(is_sparse, Xf, data, indices, indptr, y, loss_code, penalty_code,
 
 
 def storage_variant(is_sparse):
-    """``(sparse, dense)`` for :func:`dp_cd_many`: True for the lane a call needs, None for the other.
+    """``(sparse, dense)`` for :func:`dp_cd_many` (and :func:`privcd.kernels.dp_sgd_many.dp_sgd_many`):
+    True for the lane a call needs, None for the other.
 
     numba prunes a branch on an argument's None-ness before it inlines and parallelises the
     branch (as :func:`privcd.kernels.dp_cd.step_variant`), so each storage's ``prange`` compiles

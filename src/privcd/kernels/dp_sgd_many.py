@@ -43,7 +43,8 @@ def lane_steps(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, pe
 
 @njit(cache=True, parallel=True)
 def dp_sgd_many(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps,
-                clips, noise_stds, batch_size, sampling, n_iterations, checkpoints, sampling_key, noise_key, W0):
+                clips, noise_stds, batch_size, sampling, n_iterations, checkpoints, sampling_key, noise_key, W0,
+                sparse, dense):
     """Run K configurations of DP-SGD that share their random draws, in lockstep: row k is
     ``dp_sgd(..., steps[k], clips[k], noise_stds[k], ..., W0[k])``, bit for bit.
 
@@ -58,42 +59,47 @@ def dp_sgd_many(is_sparse, Xc, data, indices, indptr, y, row_norms, loss_code, p
 
     Parameters as :func:`dp_sgd`, with ``steps``, ``clips`` and ``noise_stds`` arrays of shape (K,)
     and ``W0`` of shape (K, p). Returns ``W`` of shape (K, p) and ``snapshots`` of shape
-    (K, len(checkpoints), p). Sparse X goes to :func:`dp_sgd_many_sparse`.
+    (K, len(checkpoints), p). Sparse X goes to :func:`dp_sgd_many_sparse`. ``sparse, dense``: the
+    storage's markers from :func:`~privcd.kernels.dp_cd_many.storage_variant` (one True, the other
+    None), so that a call compiles its storage's steps alone (a dense call's first compile spent 58
+    of its 78 s compiling :func:`dp_sgd_many_sparse`).
     """
-    if is_sparse:
-        return dp_sgd_many_sparse(Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps, clips,
-                                  noise_stds, batch_size, sampling, n_iterations, checkpoints, sampling_key,
+    if sparse is not None:
+        return dp_sgd_many_sparse(Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps,
+                                  clips, noise_stds, batch_size, sampling, n_iterations, checkpoints, sampling_key,
                                   noise_key, W0)
-    n = y.shape[0]
-    K, p = W0.shape
-    W = W0.copy()
-    gradients = np.zeros((K, p))
-    block_size = block_steps(p)
-    noise, cosines, sines = noise_buffers(block_size, p)
-    order, capacity, batches, counts = batch_buffers(sampling, batch_size, n, block_size)
-    n_checkpoints = checkpoints.shape[0]
-    snapshots = np.empty((K, n_checkpoints, p))
-    log_keep = log_keep_probability(batch_size, n)
-    scales = steps / batch_size
-    sample_position = np.int64(0)  # not a literal: numba would also compile the draws for Literal[int](0)
-    noise_position = np.int64(0)
-    first = 0  # the first checkpoint not yet recorded
-    for start in range(0, n_iterations, block_size):
-        block = min(block_size, n_iterations - start)
-        noise_position = draw_noise(noise_key, noise_position, noise[:block], cosines, sines)
-        sample_position = draw_batches(sampling, batch_size, log_keep, order, batches, capacity, counts, block,
-                                       sampling_key, sample_position)
-        last = first  # the checkpoints recorded in this block: first .. last - 1
-        while last < n_checkpoints and checkpoints[last] < start + block:
-            last += 1
-        for lane in prange((K + LANE - 1) // LANE):
-            begin, end = lane * LANE, min(K, (lane + 1) * LANE)
-            lane_steps(False, Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps, scales,
-                       clips, noise_stds, batches, capacity, counts, noise, start, block, checkpoints, first, last,
-                       begin, end, W, gradients, snapshots)
-        first = last
-    record_remaining(first, W, snapshots)
-    return W, snapshots
+    if dense is not None:
+        n = y.shape[0]
+        K, p = W0.shape
+        W = W0.copy()
+        gradients = np.zeros((K, p))
+        block_size = block_steps(p)
+        noise, cosines, sines = noise_buffers(block_size, p)
+        order, capacity, batches, counts = batch_buffers(sampling, batch_size, n, block_size)
+        n_checkpoints = checkpoints.shape[0]
+        snapshots = np.empty((K, n_checkpoints, p))
+        log_keep = log_keep_probability(batch_size, n)
+        scales = steps / batch_size
+        sample_position = np.int64(0)  # not a literal: numba would also compile the draws for Literal[int](0)
+        noise_position = np.int64(0)
+        first = 0  # the first checkpoint not yet recorded
+        for start in range(0, n_iterations, block_size):
+            block = min(block_size, n_iterations - start)
+            noise_position = draw_noise(noise_key, noise_position, noise[:block], cosines, sines)
+            sample_position = draw_batches(sampling, batch_size, log_keep, order, batches, capacity, counts, block,
+                                           sampling_key, sample_position)
+            last = first  # the checkpoints recorded in this block: first .. last - 1
+            while last < n_checkpoints and checkpoints[last] < start + block:
+                last += 1
+            for lane in prange((K + LANE - 1) // LANE):
+                begin, end = lane * LANE, min(K, (lane + 1) * LANE)
+                lane_steps(False, Xc, data, indices, indptr, y, row_norms, loss_code, penalty_code, lam, steps,
+                           scales, clips, noise_stds, batches, capacity, counts, noise, start, block, checkpoints,
+                           first, last, begin, end, W, gradients, snapshots)
+            first = last
+        record_remaining(first, W, snapshots)
+        return W, snapshots
+    raise ValueError("dp_sgd_many: one of the storage markers sparse, dense must be True")
 
 
 @njit(cache=True)
