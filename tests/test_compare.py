@@ -7,13 +7,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privcd.results.compare.cells import (NOT_RUN, PAPER_ZERO, compare_per_passes, compare_support, display, ratio,
-                                          ratio_counts, summary_line)
+from privcd.results.compare.cells import (NOT_RUN, PAPER_ZERO, compare_per_passes, compare_support, display,
+                                          evidence_counts, evidence_line, ratio, ratio_counts, summary_line)
 from privcd.results.compare.grids import compare_hyperparameters, edge_flags, grid_steps, log_step
 from privcd.results.compare.report import times_section
 from privcd.results.compare.times import compare_times
 from privcd.results.per_passes import mean_times
-from privcd.results.compare.values import UNEXPLAINED, check_reasons, load_values, reason_for
+from privcd.results.compare.values import (UNEXPLAINED, check_fitted, check_reasons, evidence_for, load_values,
+                                           reason_for)
 from privcd.results.compare.winners import agreement_line, rounded, winners
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,7 +150,7 @@ def test_per_passes_cells_ratios_reasons_and_display():
                       "paper 0, ours not": 0, "not run": 2}
     assert summary_line(ratio_counts(comparison)) == "within 1.25x: 4/6, within 2x: 4/6 (2 not run)"
     shown = display(comparison).set_index(["problem", "algorithm", "passes"])
-    assert list(shown.columns) == ["ours", "paper", "ratio", "reason"]
+    assert list(shown.columns) == ["ours", "paper", "ratio", "reason", "evidence"]
     assert shown.loc[("e", "dp-cd", 2)].tolist()[:3] == ["0.11 ± 1e-02", "0.1 ± 1e-02", "1.1"]
     assert shown.loc[("s", "dp-cd", 5), "ratio"] == "not run" and shown.loc[("s", "dp-cd", 5), "ours"] == ""
 
@@ -293,3 +294,37 @@ def test_the_times_section_renders_dp_cd_table_3_as_speed_ratios():
     assert "within 1.25x: 0/2, within 2x: 1/2 (23 not run)" in section      # 0.25 / 0.193 = 1.29; 0.4 / 0.119 = 3.4
     assert "| electricity-imbalanced | 2 | 2 | 8 | 2 | 0.25 | 0.193 | 1.29 |" in section
     assert "| sparse-lasso | 50 |  |  | 0 |  | 0.364 | not run |" in section
+
+
+def test_a_cell_is_fitted_tested_or_independent():
+    fitted = [{"algorithm": "dp-cd", "choice": "the order", "fitted_on": [{"problem": "e"}]},
+              {"problem": "s", "choice": "the  generator", "fitted_on": [{"problem": "s", "algorithm": "dp-sgd"}]}]
+    assert evidence_for(fitted, {"problem": "e", "algorithm": "dp-cd", "passes": 2}) == ("fitted", ["the order"])
+    assert evidence_for(fitted, {"problem": "c", "algorithm": "dp-cd"}) == ("tested", ["the order"])
+    assert evidence_for(fitted, {"problem": "s", "algorithm": "dp-cd"}) == ("tested", ["the order", "the generator"])
+    assert evidence_for(fitted, {"problem": "s", "algorithm": "dp-sgd"}) == ("fitted", ["the generator"])
+    assert evidence_for(fitted, {"problem": "c", "algorithm": "dp-sgd"}) == ("independent", [])
+
+
+@pytest.mark.parametrize("entry", [{"choice": "c", "fitted_on": [{"problem": "e"}]},  # no cell key
+                                   {"problem": "e", "fitted_on": [{"problem": "e"}]},  # no choice
+                                   {"problem": "e", "choice": "c", "fitted_on": []},
+                                   {"problem": "e", "choice": "c", "fitted_on": [{"runs": 3}]},
+                                   {"problem": "e", "choice": "c", "fitted_on": [{"problem": "e"}], "why": "x"}])
+def test_a_malformed_fitted_entry_is_refused_by_name(entry):
+    with pytest.raises(ValueError, match=r"fitted\[0\]"):
+        check_fitted([entry], "values.yaml")
+
+
+def test_the_committed_table_2_counts_its_evidence_apart():
+    """dp-cd Table 2 of the committed comparison: the DP-SGD cells of electricity and California
+    (balanced) are the only ones no fitted choice shapes; the cyclic order's test cells are
+    Sparse LASSO's DP-CD cells before 50 passes."""
+    comparison = compare_per_passes(reference_table_2(), load_values(VALUES / "dp-cd.yaml"))
+    kinds = comparison.groupby("evidence").size().to_dict()
+    assert kinds == {"independent": 15, "tested": 4, "fitted": 31}
+    tested = comparison[comparison["evidence"] == "tested"]
+    assert set(tested["problem"]) == {"sparse-lasso"} and set(tested["algorithm"]) == {"dp-cd"}
+    counts = evidence_counts(comparison).set_index("evidence")
+    assert counts["with ratio"].sum() == ratio_counts(comparison).iloc[0]["with ratio"]
+    assert evidence_line(comparison).startswith("independent (no fitted choice shapes them): within 2x ")

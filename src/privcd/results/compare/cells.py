@@ -11,7 +11,7 @@ import math
 
 import pandas as pd
 
-from privcd.results.compare.values import reason_for
+from privcd.results.compare.values import EVIDENCE, evidence_for, reason_for
 
 WITHIN = (1.25, 2.0)  # the bands counted by ratio_counts; a factor above the last needs a reason
 NOT_RUN = "the problem did not run here (results/data/notes.md) or its grid lacks this cell"
@@ -77,8 +77,33 @@ def _row(values, cell, mean, spread, paper, paper_spread):
         reason = NOT_RUN
     elif factor > WITHIN[-1] or (paper == 0 and mean != 0):  # a paper 0 that ours is not: flagged
         reason = reason_for(values["reasons"], cell)
+    evidence, choices = evidence_for(values.get("fitted", []), cell)
     return {**cell, "ours": mean, "ours_spread": spread, "paper": paper, "paper_spread": paper_spread,
-            "ratio": value, "factor": factor, "reason": reason}
+            "ratio": value, "factor": factor, "reason": reason, "evidence": evidence, "choices": "; ".join(choices)}
+
+
+def evidence_counts(comparison):
+    """Cells with a ratio by kind of evidence (:func:`privcd.results.compare.values.evidence_for`):
+    ``evidence``, ``with ratio``, ``within 1.25x``, ``within 2x``, one row per kind present."""
+    rated = comparison[comparison["factor"].notna()]
+    rows = []
+    for kind in EVIDENCE:
+        part = rated[rated["evidence"] == kind]
+        if len(part):
+            rows.append({"evidence": kind, "with ratio": len(part),
+                         **{f"within {bound:g}x": int((part["factor"] <= bound).sum()) for bound in WITHIN}})
+    return pd.DataFrame(rows, columns=["evidence", "with ratio"] + [f"within {bound:g}x" for bound in WITHIN])
+
+
+def evidence_line(comparison):
+    """``"independent: within 2x 4/5; tested (a fitted choice shapes them, not fitted on them): ...;
+    fitted (agreement by construction): ..."`` over the cells with a ratio."""
+    names = {"independent": "independent (no fitted choice shapes them)",
+             "tested": "tested (a fitted choice shapes them, not fitted on them)",
+             "fitted": "fitted (a choice was fitted on them: agreement by construction)"}
+    counts = evidence_counts(comparison)
+    return "; ".join(f"{names[row['evidence']]}: within 2x {row['within 2x']}/{row['with ratio']}, within 1.25x "
+                     f"{row['within 1.25x']}/{row['with ratio']}" for row in counts.to_dict("records"))
 
 
 def ratio_counts(comparison, by=()):
@@ -131,4 +156,6 @@ def display(comparison):
     shown["paper"] = [number(m, s) for m, s in zip(comparison["paper"], comparison["paper_spread"])]
     shown["ratio"] = [ratio_text(*row) for row in zip(comparison["ratio"], comparison["ours"], comparison["paper"])]
     shown["reason"] = comparison["reason"]
+    shown["evidence"] = [kind if not choices else f"{kind}: {choices}"
+                         for kind, choices in zip(comparison["evidence"], comparison["choices"])]
     return shown

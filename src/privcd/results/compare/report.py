@@ -4,7 +4,8 @@ import json
 import math
 
 from privcd.results.analysis import select_best
-from privcd.results.compare.cells import compare_per_passes, compare_support, display, ratio_counts, summary_line
+from privcd.results.compare.cells import (compare_per_passes, compare_support, display, evidence_line, ratio_counts,
+                                          summary_line)
 from privcd.results.compare.grids import compare_hyperparameters, edge_table, steps_summary
 from privcd.results.compare.times import compare_times
 from privcd.results.compare.winners import agreement_line, winners
@@ -25,6 +26,7 @@ def per_passes_section(tuning, values):
     won = winners(comparison, by=("problem", "passes"))
     passes = winners(comparison, by=("problem", "algorithm"), over="passes")
     return (heading(values) + f"Ratios ours / paper: {summary_line(ratio_counts(comparison))}.\n\n"
+            f"By evidence: {evidence_line(comparison)}.\n\n"
             f"Per algorithm:\n\n{to_markdown(ratio_counts(comparison, by=('algorithm',)))}\n"
             f"Lowest error per problem and number of passes: the winner {agreement_line(won, '(problem, passes)')}.\n\n"
             f"{to_markdown(won)}\n"
@@ -40,6 +42,7 @@ def support_section(recovery, values, gap="relative gap"):
     won = winners(gaps, by=("problem",))
     return (heading(values) + f"Ratios ours / paper, {gap} rows (where the paper states its floors): "
             f"{summary_line(ratio_counts(gaps))}. All rows: {summary_line(ratio_counts(comparison))}.\n\n"
+            f"By evidence, {gap} rows: {evidence_line(gaps)}. All rows: {evidence_line(comparison)}.\n\n"
             f"Per quantity:\n\n{to_markdown(ratio_counts(comparison, by=('quantity',)))}\n"
             f"Per algorithm ({gap} rows):\n\n{to_markdown(ratio_counts(gaps, by=('algorithm',)))}\n"
             f"Lowest {gap} per problem: the winner {agreement_line(won, 'problems')}.\n\n{to_markdown(won)}\n"
