@@ -96,8 +96,8 @@ def evidence_counts(comparison):
 
 
 def evidence_line(comparison):
-    """``"independent: within 2x 4/5; tested (a fitted choice shapes them, not fitted on them): ...;
-    fitted (agreement by construction): ..."`` over the cells with a ratio."""
+    """``"independent (no fitted choice shapes them): within 2x 15/15, within 1.25x 11/15; tested
+    (...): ...; fitted (...): ..."``: each kind of :func:`evidence_counts` present."""
     names = {"independent": "independent (no fitted choice shapes them)",
              "tested": "tested (a fitted choice shapes them, not fitted on them)",
              "fitted": "fitted (a choice was fitted on them: agreement by construction)"}
