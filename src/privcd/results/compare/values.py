@@ -54,12 +54,7 @@ def load_values(path):
 def check_fitted(fitted, where):
     """``fitted`` unchanged if it is a list of entries as in the module docstring, else ``ValueError``
     naming the entry and what is wrong with it."""
-    if not isinstance(fitted, list):
-        raise ValueError(f"{where}: fitted must be a list of entries with choice, fitted_on and cell keys; "
-                         f"got {type(fitted).__name__}")
-    for index, entry in enumerate(fitted):
-        if not isinstance(entry, dict):
-            raise ValueError(f"{where}: fitted[{index}] must be a mapping; got {entry!r}")
+    for index, entry in _mappings(fitted, "fitted", "choice, fitted_on and cell keys", where):
         unknown = sorted(set(entry) - set(FITTED_KEYS))
         missing = [key for key in ("choice", "fitted_on") if not entry.get(key)]
         if not any(key in entry for key in CELL_KEYS):
@@ -85,6 +80,17 @@ def evidence_for(fitted, cell):
     return kind, [" ".join(str(entry["choice"]).split()) for entry in shaping]
 
 
+def _mappings(entries, name, keys, where):
+    """``(index, entry)`` of the list ``entries`` (the values file's ``name``), each checked to be a
+    mapping; ``ValueError`` naming the list or the entry otherwise."""
+    if not isinstance(entries, list):
+        raise ValueError(f"{where}: {name} must be a list of entries with {keys}; got {type(entries).__name__}")
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: {name}[{index}] must be a mapping; got {entry!r}")
+        yield index, entry
+
+
 def _covers(entry, cell):
     return all(_same(entry[key], cell.get(key)) for key in CELL_KEYS if key in entry)
 
@@ -92,12 +98,7 @@ def _covers(entry, cell):
 def check_reasons(reasons, where):
     """``reasons`` unchanged if it is a list of entries as in the module docstring, else ``ValueError``
     naming the entry and what is wrong with it."""
-    if not isinstance(reasons, list):
-        raise ValueError(f"{where}: reasons must be a list of entries with problem, reason, checked_by; "
-                         f"got {type(reasons).__name__}")
-    for index, entry in enumerate(reasons):
-        if not isinstance(entry, dict):
-            raise ValueError(f"{where}: reasons[{index}] must be a mapping; got {entry!r}")
+    for index, entry in _mappings(reasons, "reasons", "problem, reason, checked_by", where):
         unknown = sorted(set(entry) - set(REASON_KEYS))
         missing = [key for key in ("problem", "reason") if not entry.get(key)]
         if unknown or missing:
@@ -115,7 +116,7 @@ def reason_for(reasons, cell):
     best, best_keys = None, -1
     for entry in reasons:
         keys = [key for key in CELL_KEYS if key in entry]
-        if all(_same(entry[key], cell.get(key)) for key in keys) and len(keys) > best_keys:
+        if _covers(entry, cell) and len(keys) > best_keys:
             best, best_keys = entry, len(keys)
     if best is None:
         return UNEXPLAINED
