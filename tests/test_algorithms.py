@@ -295,6 +295,7 @@ def test_every_algorithm_module_satisfies_the_contract(name):
     from privcd.algorithms.contract import AlgorithmModule
     module = ALGORITHMS[name]
     assert isinstance(module, AlgorithmModule)
+    assert module.ESTIMATOR_CLIP in ("worst-case", "start") or module.ESTIMATOR_CLIP > 0
     options = module.estimator_options(500, 1.0)
     assert set(options) <= set(module.OPTIONS)
     module.check_options({**module.OPTIONS, **options})

@@ -57,10 +57,11 @@ def test_the_checks_listed_as_contradicting_dp_pass_without_privacy(estimator):
     check = check_classifiers_train if classifier else check_regressors_train
     assert check.__name__ in CHECKS_CONTRADICTING_DP
     check(type(estimator).__name__, clone(estimator).set_params(epsilon=math.inf))
-    if classifier:  # 50 passes: the SVM's subgradient steps need more than the default 10 at weights 1e7 apart
+    if classifier:  # 2,000 passes: on make_blobs' raw features (norms near 40) DP-SGD's one step 1 / beta moves
+        # the intercept (a column of ones) 40^2 times slower than DP-CD's own step for it; 500 passes are not enough
         assert check_class_weight_classifiers.__name__ in CHECKS_CONTRADICTING_DP
         check_class_weight_classifiers(type(estimator).__name__, clone(estimator).set_params(epsilon=math.inf,
-                                                                                              passes=50))
+                                                                                              passes=2000))
 
 
 def test_binary_fit_spends_its_budget_and_defaults_delta_to_one_over_n_squared():
@@ -160,10 +161,26 @@ def test_records_are_clipped_to_the_public_bounds_before_the_fit():
 def test_sparse_and_dense_inputs_fit_the_same_model():
     X, y = classification(n=400)
     X[np.abs(X) < 0.2] = 0.0
-    dense = DPLogisticRegression(data_norm=1.0, random_state=1, options={"smoothness": "public"}).fit(X, y)
-    sparse = DPLogisticRegression(data_norm=1.0, random_state=1, options={"smoothness": "public"}).fit(
-        sp.csr_matrix(X), y)
-    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+    for algorithm, options in (("dp-cd", {"smoothness": "public"}), ("dp-sgd", None)):
+        dense = DPLogisticRegression(data_norm=1.0, algorithm=algorithm, random_state=1, options=options).fit(X, y)
+        sparse = DPLogisticRegression(data_norm=1.0, algorithm=algorithm, random_state=1, options=options).fit(
+            sp.csr_matrix(X), y)
+        np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+
+
+def test_logistic_regression_defaults_to_dp_sgd_clipped_at_the_gradient_norm_at_the_start():
+    """DPLogisticRegression's default: DP-SGD, each record's gradient clipped at ``R' / 2`` (``R'``
+    the row bound with the intercept's column, ``|l'(0)| = 1/2``); DP-CD keeps the worst case ``R'``."""
+    X, y = classification(n=400)
+    row_norm = math.sqrt(0.8**2 + 1.0)
+    default = DPLogisticRegression(data_norm=0.8, random_state=2).fit(X, y)
+    explicit = DPLogisticRegression(data_norm=0.8, algorithm="dp-sgd", clip=row_norm / 2, random_state=2).fit(X, y)
+    np.testing.assert_array_equal(default.coef_, explicit.coef_)
+    assert not np.array_equal(default.coef_, DPLogisticRegression(data_norm=0.8, algorithm="dp-sgd", clip=row_norm,
+                                                                   random_state=2).fit(X, y).coef_)
+    coordinate = DPLogisticRegression(data_norm=0.8, algorithm="dp-cd", random_state=2).fit(X, y)
+    same = DPLogisticRegression(data_norm=0.8, algorithm="dp-cd", clip=row_norm, random_state=2).fit(X, y)
+    np.testing.assert_array_equal(coordinate.coef_, same.coef_)
 
 
 def test_public_feature_bounds_set_the_constants_and_the_private_smoothness_bounds():
@@ -332,16 +349,18 @@ def test_bad_weights_and_unsupported_ones_are_clear_errors():
 
 @pytest.mark.parametrize("estimator", [DPLogisticRegression, DPLinearSVC])
 def test_class_weights_shift_the_decision_and_weights_are_the_weighted_objective(estimator):
-    """Public class weights 1 : 0.2 on balanced classes move predictions towards class 0 (measured at
-    epsilon = 2, 4,000 records, 50.5% of class 0: 59.9% and 60.4% predicted 0 with the weights, 50.6%
-    and 48.8% without, logistic and SVM); at epsilon = inf, the weighted fit is the
+    """Public class weights 1 : 0.2 on balanced classes move predictions towards class 0 (4,000
+    records, 50.5% of class 0, the same noise draws with and without the weights; at epsilon = 2 the
+    share predicted 0 moved by 0.048, 0.054 and 0.057 (seeds 0-2) for DPLogisticRegression's DP-SGD,
+    0.09 for DP-CD, 0.10 for the SVM; at epsilon = inf, by 0.032 (DP-SGD) and 0.049 (DP-CD) on this
+    nearly separable rule); at epsilon = inf, the weighted fit is the
     fit of the weighted objective: sample weights r_i give the same model as class weights that give
     every record the same r_i."""
     X, y = classification(n=4000, seed=3)
     plain = estimator(epsilon=2.0, data_norm=1.0, classes=[0, 1], random_state=0).fit(X, y)
     weighted = estimator(epsilon=2.0, data_norm=1.0, classes=[0, 1], class_weight={0: 1.0, 1: 0.2},
                          random_state=0).fit(X, y)
-    assert np.mean(weighted.predict(X) == 0) > np.mean(plain.predict(X) == 0) + 0.05
+    assert np.mean(weighted.predict(X) == 0) > np.mean(plain.predict(X) == 0) + 0.03
     assert weighted.epsilon_ <= 2.0 and weighted.epsilon_ > 1.98
     records = np.where(y == 0, 1.0, 0.2)
     by_class = estimator(epsilon=math.inf, data_norm=1.0, classes=[0, 1], class_weight={0: 4.0, 1: 0.8},

@@ -89,7 +89,8 @@ def test_every_loss_declares_its_facts_on_its_spec(name):
 @pytest.mark.parametrize("module", LOSS_MODULES, ids=lambda m: m.SPEC.name)
 def test_the_declared_facts_hold(module):
     """The spec's facts are the module's: ``|l'| <= gradient_bound`` at every prediction
-    (classification) or residual within 1 (regression), attained; ``l(y, y) = 0`` where declared;
+    (classification) or residual within 1 (regression), attained; ``|l'(0, y)| <=
+    start_gradient_bound`` over the labels, attained; ``l(y, y) = 0`` where declared;
     an infimum approached only at infinite margin where declared."""
     spec = module.SPEC
     classification = spec.utility == "accuracy"
@@ -101,6 +102,7 @@ def test_the_declared_facts_hold(module):
         zeros.append(module.value(y, y) == 0.0)
         smallest.append(min(module.value(z, y) for z in np.append(np.linspace(-50.0, 50.0, 1001), y)))
     assert spec.gradient_bound - 1e-3 <= max(slopes) <= spec.gradient_bound
+    assert max(abs(module.derivative(0.0, y)) for y in labels) == pytest.approx(spec.start_gradient_bound, rel=1e-15)
     assert all(zeros) == spec.zero_at_label
     assert all(value > 0.0 for value in smallest) == spec.unattained_on_separable
     assert min(smallest) < 1e-20

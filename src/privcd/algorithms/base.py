@@ -22,8 +22,10 @@ An algorithm module defines
 ``TUNING_ACCOUNTANT`` : str or None
     how :func:`privcd.tune_private` accounts its training: ``"exact"`` (exactly a Gaussian
     mechanism), ``"rdp"`` (its RDP, :mod:`privcd.tuning.rdp_candidates`) or None (not tunable);
-``ESTIMATOR_CLIP`` : float or None
-    the estimators' default clip (None: the loss's gradient bound times the public row bound);
+``ESTIMATOR_CLIP`` : float, ``"worst-case"`` or ``"start"``
+    the estimators' default clip: a number, or the public row bound times the loss's bound on
+    ``|l'|`` over every prediction (``"worst-case"``: no record is ever clipped) or at ``w = 0``
+    (``"start"``: no record is clipped at the start; ``LossSpec.start_gradient_bound``);
 ``THEORY_PASSES`` : bool
     whether the estimators' default passes follow DP-CD's convex rate
     (:func:`privcd.estimators.defaults.theory_passes`);

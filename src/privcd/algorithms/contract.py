@@ -21,7 +21,7 @@ class AlgorithmModule(Protocol):
     JOINT_RELEASE: bool
     NOISE_KEY: tuple
     TUNING_ACCOUNTANT: str | None  # how privcd.tune_private accounts its training: "exact", "rdp" or None
-    ESTIMATOR_CLIP: float | None  # the estimators' default clip; None: the loss's gradient bound times R
+    ESTIMATOR_CLIP: float | str  # the estimators' default clip: a number, "worst-case" or "start" (times R)
     THEORY_PASSES: bool  # the estimators' default passes follow DP-CD's convex rate
 
     check_options: Callable[[dict], Any]

@@ -61,7 +61,7 @@ OPTIONS = {"batch_size": 1, "accountant": "pld", "sampling": "without-replacemen
 JOINT_RELEASE = True
 NOISE_KEY = ("noise_std", 1)  # plan.kernel entry the noise is proportional to
 TUNING_ACCOUNTANT = "rdp"  # sampled Gaussians (without replacement): Wang-Balle-Kasiviswanathan's RDP
-ESTIMATOR_CLIP = None  # the estimators clip at the loss's gradient bound times the row bound
+ESTIMATOR_CLIP = "start"  # the estimators clip at the largest gradient norm at w = 0 (LossSpec.start_gradient_bound)
 THEORY_PASSES = True  # the estimators' default passes: DP-CD's convex rate
 SMOOTHNESS_FROM_PROBLEM = {}  # beta: the step size step / beta (for a smooth loss)
 SAMPLING_CODES = {"without-replacement": SAMPLE_WITHOUT_REPLACEMENT, "poisson": SAMPLE_POISSON}

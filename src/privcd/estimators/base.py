@@ -16,8 +16,11 @@ Defaults (data-independent, from the theory and the public bounds):
 * ``clip = None``: the largest possible gradient norm of one record, ``G R'`` (``G`` the loss's
   bound on ``|l'|``: 1 for the logistic and hinge losses; 2 for privcd's squared loss
   ``(z - y)^2``, i.e. residuals up to 1 unclipped), so that no record is clipped in the worst
-  case; DP-SCD's dual updates are bounded by 1 for the logistic and hinge losses, so its default
-  is 1; DP-SGD on the hinge loss steps with the raw learning rate ``step``;
+  case; DP-SGD's per-record clip is the largest gradient norm at the start ``w = 0``, ``G_0 R'``
+  (``LossSpec.start_gradient_bound``: 1/2 for the logistic loss, ``G`` for the others), so that
+  no record is clipped at the start; DP-SCD's dual updates are bounded by 1 for the logistic and
+  hinge losses, so its default is 1; DP-SGD on the hinge loss steps with the raw learning rate
+  ``step``;
 * ``passes = None``: DP-CD's convex rule from n, p, epsilon and delta
   (:func:`privcd.estimators.defaults.theory_passes`), for every primal algorithm on a smooth
   loss; 10 for the hinge loss and for DP-SCD;
@@ -31,7 +34,7 @@ Defaults (data-independent, from the theory and the public bounds):
 
 Tuning any of these by ``GridSearchCV`` or ``cross_val_score`` on the private data spends the
 budget once per candidate and fold: the model selected is not (epsilon, delta)-DP. Tune on public
-data, or use :func:`privcd.tune_private` (DP-CD and DP-SkGD), which counts the tuning's privacy.
+data, or use ``tune=`` (:func:`privcd.tune_private`, every algorithm), which counts the tuning's privacy.
 """
 import math
 import numbers
@@ -77,8 +80,11 @@ CHECKS_BY_DESIGN = {
 
 
 def expected_failed_checks(estimator):
-    """The checks of :data:`CHECKS_CONTRADICTING_DP` and :data:`CHECKS_BY_DESIGN` (for ``parametrize_with_checks``)."""
-    return {**CHECKS_CONTRADICTING_DP, **CHECKS_BY_DESIGN}
+    """The checks of :data:`CHECKS_CONTRADICTING_DP` the estimator's defaults do not pass anyway
+    (its ``CHECKS_PASSED_PRIVATELY``), and :data:`CHECKS_BY_DESIGN` (for ``parametrize_with_checks``)."""
+    passed = getattr(estimator, "CHECKS_PASSED_PRIVATELY", ())
+    return {**{name: reason for name, reason in CHECKS_CONTRADICTING_DP.items() if name not in passed},
+            **CHECKS_BY_DESIGN}
 
 
 def achieved_epsilon(runs, *, joint):
@@ -92,7 +98,7 @@ def achieved_epsilon(runs, *, joint):
 class DPLinearModel(BaseEstimator):
     """The shared parameters and fit of privcd's estimators (see the module docstring).
 
-    Subclasses set ``LOSS``, ``PENALTY``, ``ALGORITHMS`` (the default first) and ``LAM_PER_ALPHA``
+    Subclasses set ``LOSS``, ``PENALTY``, ``ALGORITHMS``, ``CHECKS_PASSED_PRIVATELY`` and ``LAM_PER_ALPHA``
     (privcd's ``lam`` for ``alpha = 1``: 2 for the squared loss, whose privcd form ``(z - y)^2`` is
     twice scikit-learn's ``(z - y)^2 / 2``).
     """
@@ -101,6 +107,7 @@ class DPLinearModel(BaseEstimator):
     PENALTY: str
     ALGORITHMS: tuple
     LAM_PER_ALPHA = 1.0
+    CHECKS_PASSED_PRIVATELY = ()  # checks of CHECKS_CONTRADICTING_DP its defaults pass at epsilon = 1 all the same
 
     def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, algorithm="dp-cd", passes=None,
                  step=1.0, clip=None, alpha=0.0, fit_intercept=True, intercept_scaling=1.0, options=None,
@@ -163,11 +170,16 @@ class DPLinearModel(BaseEstimator):
         return X, bounds
 
     def _default_clip(self, bounds: PublicBounds):
-        """``clip``, or the algorithm's ``ESTIMATOR_CLIP``, or the loss's gradient bound times R."""
+        """``clip``, or the algorithm's ``ESTIMATOR_CLIP``: a number, or R times the loss's bound on
+        ``|l'|`` everywhere (``"worst-case"``) or at ``w = 0`` (``"start"``)."""
         if self.clip is not None:
             return float(self.clip)
         module_clip = get_algorithm(self.algorithm).ESTIMATOR_CLIP
-        return module_clip if module_clip is not None else get_loss(self.LOSS).gradient_bound * bounds.row_norm
+        if module_clip == "worst-case":
+            return get_loss(self.LOSS).gradient_bound * bounds.row_norm
+        if module_clip == "start":
+            return get_loss(self.LOSS).start_gradient_bound * bounds.row_norm
+        return float(module_clip)
 
     def _options(self, n_samples, bounds):
         """The algorithm's options: the user's, over one checkpoint and the module's

@@ -41,6 +41,12 @@ class LossSpec:
         ``|z - y| <= 1`` for a regression loss (targets scaled to a unit range, predictions near
         them; the Huber loss's slope never exceeds it): a record's gradient norm is then at most
         ``gradient_bound * ||x||``, the estimators' default clip, which bounds it beyond.
+    start_gradient_bound : float
+        ``sup_y |dl/dz|`` at ``z = 0`` (over the labels, or targets in [-1, 1]): every record's
+        gradient norm at the start ``w = 0`` is at most ``start_gradient_bound * ||x||`` (1/2 for
+        the logistic loss, ``|sigmoid(0)|``; the worst case ``gradient_bound`` for the others), the
+        estimators' default clip of per-record clipping (:data:`privcd.algorithms.base`'s
+        ``ESTIMATOR_CLIP = "start"``).
     utility : str
         The held-out metric of a run (:mod:`privcd.results.utility`): ``"accuracy"`` or ``"mse"``.
     display : str
@@ -66,6 +72,7 @@ class LossSpec:
     curvature: float
     labels: tuple | None
     gradient_bound: float
+    start_gradient_bound: float
     utility: str
     display: str
     solver: str

@@ -13,7 +13,7 @@ from privcd.losses.base import LossSpec
 
 CODE = 2
 SPEC = LossSpec(name="hinge", code=CODE, curvature=math.inf, labels=(-1.0, 1.0),
-                gradient_bound=1.0, utility="accuracy", display="Hinge",
+                gradient_bound=1.0, start_gradient_bound=1.0, utility="accuracy", display="Hinge",
                 solver="svm-dual-cd", zero_at_label=True, unattained_on_separable=False, weighted="weighted-hinge")
 
 

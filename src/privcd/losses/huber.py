@@ -29,7 +29,7 @@ from privcd.losses.base import LossSpec
 
 CODE = 3
 SPEC = LossSpec(name="huber", code=CODE, curvature=2.0, labels=None,
-                gradient_bound=2.0, utility="mse", display="Huber",
+                gradient_bound=2.0, start_gradient_bound=2.0, utility="mse", display="Huber",
                 solver="newton", zero_at_label=True, unattained_on_separable=False, weighted=None)
 
 

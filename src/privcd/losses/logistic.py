@@ -19,7 +19,7 @@ from privcd.losses.base import LossSpec
 
 CODE = 0
 SPEC = LossSpec(name="logistic", code=CODE, curvature=0.25, labels=(-1.0, 1.0),
-                gradient_bound=1.0, utility="accuracy", display="Logistic",
+                gradient_bound=1.0, start_gradient_bound=0.5, utility="accuracy", display="Logistic",
                 solver="newton", zero_at_label=False, unattained_on_separable=True, weighted="weighted-logistic")
 
 

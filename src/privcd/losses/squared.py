@@ -8,7 +8,7 @@ from privcd.losses.base import LossSpec
 
 CODE = 1
 SPEC = LossSpec(name="squared", code=CODE, curvature=2.0, labels=None,
-                gradient_bound=2.0, utility="mse", display="LeastSquares",
+                gradient_bound=2.0, start_gradient_bound=2.0, utility="mse", display="LeastSquares",
                 solver="newton", zero_at_label=True, unattained_on_separable=False, weighted=None)
 
 

@@ -16,7 +16,7 @@ from privcd.losses.weighted_logistic import label_sign
 
 CODE = 5
 SPEC = LossSpec(name="weighted-hinge", code=CODE, curvature=math.inf, labels=None,
-                gradient_bound=1.0, utility="accuracy", display="Hinge (weighted)",
+                gradient_bound=1.0, start_gradient_bound=1.0, utility="accuracy", display="Hinge (weighted)",
                 solver="none", zero_at_label=False, unattained_on_separable=False, weighted=None)
 
 

@@ -18,7 +18,7 @@ from privcd.losses.base import LossSpec
 
 CODE = 4
 SPEC = LossSpec(name="weighted-logistic", code=CODE, curvature=0.25, labels=None,
-                gradient_bound=1.0, utility="accuracy", display="Logistic (weighted)",
+                gradient_bound=1.0, start_gradient_bound=0.5, utility="accuracy", display="Logistic (weighted)",
                 solver="newton", zero_at_label=False, unattained_on_separable=True, weighted=None)
 
 
