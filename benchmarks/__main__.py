@@ -47,10 +47,10 @@ SECTIONS = {
 }
 
 # Seconds each section took in a full run (not --quick) on 2 cores, 2026-11-27 from 2a050b8 (time_ratio:
-# 2026-11-29, with its row-major variant), beside other work; --help shows them, with what a section needs
+# 2026-11-29, with its row-major variant; estimators: 2026-11-29, with releases and tuning), beside other work; --help shows them, with what a section needs
 # beyond the [test] extra.
 SECONDS = {"shapes": 97, "bounds": 13, "peers": 0, "grid": 27, "memory": 159, "warm": 8, "first_fit": 156,
-           "setup": 14, "accounting": 26, "time_ratio": 435, "audit": 48, "release": 166, "estimators": 62}
+           "setup": 14, "accounting": 26, "time_ratio": 435, "audit": 48, "release": 166, "estimators": 414}
 NEEDS = {"peers": "; skipped without the [bench] extra's torch and Opacus",
          "estimators": "; diffprivlib in an environment of its own"}
 
