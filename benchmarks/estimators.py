@@ -253,7 +253,8 @@ def draw(frame, table, path):
             part = table[(table.dataset == name) & (table.library == library)]
             if part.empty:
                 continue
-            ax.plot(part.epsilon, part.score, style, color=color, label=library)
+            ax.plot(part.epsilon, part.score, style, color=color,
+                    label="privcd (seeded experiment)" if library == "privcd" else library)
             ax.fill_between(part.epsilon, part.low, part.high, color=color, alpha=0.1 if library == RELEASE else 0.2)
         reference = frame[(frame.dataset == name) & (frame.library == "non-private")].score
         ax.axhline(float(reference.iloc[0]), color="k", ls="--", lw=1, label="non-private")
