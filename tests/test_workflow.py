@@ -33,7 +33,7 @@ def snakemake(*arguments, cwd=ROOT):
     return subprocess.run([SNAKEMAKE, *arguments], cwd=cwd, capture_output=True, text=True, env=env)
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml"])
+@pytest.mark.parametrize("name", sorted(path.name for path in (ROOT / "config").glob("*.yaml")))
 def test_configs_follow_the_schema(name):
     validate(config(name))
 
