@@ -24,7 +24,7 @@ class DPClassifier(ClassifierMixin, DPLinearModel):
     """
 
     def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, classes=None, class_weight=None,
-                 algorithm="dp-cd", passes=None, step=1.0, clip=None, alpha=0.0, fit_intercept=True,
+                 algorithm="dp-sgd", passes=None, step=1.0, clip=None, alpha=0.0, fit_intercept=True,
                  intercept_scaling=1.0, options=None, tune=None, random_state=None):
         super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, algorithm=algorithm,
                          passes=passes, step=step, clip=clip, alpha=alpha, fit_intercept=fit_intercept,
@@ -191,14 +191,6 @@ class DPLogisticRegression(DPClassifier):
     PENALTY = "l2"
     ALGORITHMS = PRIMAL_AND_DUAL
     CHECKS_PASSED_PRIVATELY = ("check_classifiers_train",)  # DP-SGD's default at epsilon = 1 passes it (seeded)
-
-    def __init__(self, *, epsilon=1.0, delta=None, data_norm=None, bounds=None, classes=None, class_weight=None,
-                 algorithm="dp-sgd", passes=None, step=1.0, clip=None, alpha=0.0, fit_intercept=True,
-                 intercept_scaling=1.0, options=None, tune=None, random_state=None):
-        super().__init__(epsilon=epsilon, delta=delta, data_norm=data_norm, bounds=bounds, classes=classes,
-                         class_weight=class_weight, algorithm=algorithm, passes=passes, step=step, clip=clip,
-                         alpha=alpha, fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
-                         options=options, tune=tune, random_state=random_state)
 
     def predict_proba(self, X):
         """``sigmoid(<w, x> + b)``; one-vs-rest scores normalised to sum to one (as scikit-learn's)."""
