@@ -11,7 +11,10 @@
 # existing /etc/slurm/slurm.conf aside, writes its own, starts munged (unless running), slurmctld
 # and slurmd, and on exit, also on failure, stops the daemons it started by their PID files and puts
 # the original configuration back. It then runs the smoke config with --executor slurm in
-# WORK_DIR/run (default WORK_DIR: a new temporary directory) and compares. Uses the snakemake on
+# WORK_DIR/run (default WORK_DIR: a new temporary directory) and compares. The smoke config's 37
+# audits of a few seconds each share one allocation (a group job; --cores is the node's, so that
+# Snakemake stacks them rather than asking for 74 CPUs); the light rules (tables, figures,
+# selection, data) run on this host (`localrule: True`). Uses the snakemake on
 # PATH: the job scripts re-run snakemake inside the allocation, so the virtual environment must be
 # on PATH.
 set -euo pipefail
@@ -136,7 +139,8 @@ start=$(date +%s)
 timeout "${SMOKE_MINUTES}m" snakemake --executor slurm --workflow-profile "$ROOT/workflow/profiles/slurm" \
     --snakefile "$ROOT/Snakefile" --directory "$WORK/run" \
     --configfile "$ROOT/config/smoke.yaml" --replace-workflow-config \
-    --config data_mirror="$MIRROR" --jobs 4
+    --config data_mirror="$MIRROR" --jobs 4 \
+    --cores "$(nproc)" --groups audit_run=audit --group-components audit=1000
 echo "SLURM smoke run: $(( $(date +%s) - start )) s"
 
 python "$ROOT/.ci/compare_runs.py" "$LOCAL_RUN" "$WORK/run"

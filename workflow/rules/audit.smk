@@ -26,6 +26,7 @@ rule audit_run:
 
 
 rule audit_summary:
+    localrule: True
     input:
         audit_files,
     output:
@@ -58,6 +59,7 @@ rule audit_summary:
 
 
 rule audit_check:
+    localrule: True
     input:
         "results/audit/audits.parquet",
     output:

@@ -6,6 +6,7 @@
 
 
 rule compare:
+    localrule: True
     input:
         values=[values for _, values, _, _, _ in COMPARED],
         selections=[entry["path"] for entry in compared_selections()],

@@ -3,6 +3,7 @@
 
 
 rule data:
+    localrule: True
     output:
         npz="results/data/{dataset}/{preprocessing}.npz",
         meta="results/data/{dataset}/{preprocessing}.json",
@@ -25,6 +26,7 @@ rule data:
 
 
 rule data_notes:
+    localrule: True
     input:
         [f"results/data/{dataset}/{preprocessing}.json" for dataset, preprocessing in EXPERIMENT.datasets()],
     output:

@@ -27,6 +27,7 @@ rule end_to_end_problem:
 
 
 rule end_to_end_summary:
+    localrule: True
     input:
         end_to_end_files,
     output:

@@ -49,6 +49,7 @@ rule timing:
 
 
 rule aggregate_timing:
+    localrule: True
     input:
         timed_studies,
     output:
@@ -66,6 +67,7 @@ rule aggregate_timing:
 
 
 rule aggregate:
+    localrule: True
     input:
         final=paper_files("final", ".parquet"),
         tune=paper_tune_chunks,

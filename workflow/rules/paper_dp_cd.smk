@@ -10,6 +10,7 @@ PER_PASSES_TABLES = {  # table -> (its input, star the best of each row, caption
 
 
 rule per_passes_table:
+    localrule: True
     input:
         lambda wildcards: PER_PASSES_TABLES[wildcards.table][0],
     output:
@@ -43,6 +44,7 @@ rule per_passes_table:
 
 
 rule per_passes_vs_paper:
+    localrule: True
     input:
         tuning="results/aggregate/dp-cd/tuning.parquet",
         values=str(PAPER_VALUES / "dp-cd.yaml"),

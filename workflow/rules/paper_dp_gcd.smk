@@ -8,6 +8,7 @@ ruleorder: solution_histograms > paper_figure
 
 
 rule solution_histograms:
+    localrule: True
     input:
         lambda wildcards: [f"results/optimum/dp-gcd/{problem}.npy" for problem in dp_gcd_problems()],
     output:
@@ -59,6 +60,7 @@ rule final_iterates:
 
 
 rule support_table:
+    localrule: True
     input:
         iterates=[f"results/iterates/dp-gcd/{problem}/{algorithm}.npz" for problem, algorithm in dp_gcd_support_keys()],
         optima=[f"results/optimum/dp-gcd/{problem}.json" for problem, _ in dp_gcd_support_keys()],
@@ -91,6 +93,7 @@ rule support_table:
 
 
 rule hyperparameter_table:
+    localrule: True
     input:
         lambda wildcards: [f"results/select/dp-gcd/{s.problem.name}/{s.name}.json" for s in EXPERIMENT.studies_of("dp-gcd")],
     output:
@@ -119,6 +122,7 @@ rule hyperparameter_table:
 
 
 rule dataset_table:
+    localrule: True
     input:
         [f"results/data/{dataset}/{preprocessing}.json" for dataset, preprocessing, _ in dp_gcd_datasets()],
     output:

@@ -8,6 +8,7 @@ DP_SCD_FIGURE_2_EPSILONS = [0.1, 1.0]  # dp-scd Figure 2
 
 
 rule dp_scd_tradeoff:
+    localrule: True
     input:
         f"results/aggregate/{DP_SCD}/final.parquet",
     output:
@@ -47,6 +48,7 @@ rule dp_scd_tradeoff:
 
 
 rule dp_scd_objective:
+    localrule: True
     input:
         f"results/aggregate/{DP_SCD}/final.parquet",
     output:
@@ -77,6 +79,7 @@ rule dp_scd_objective:
 
 
 rule dp_scd_batch_size:
+    localrule: True
     input:
         f"results/aggregate/{DP_SCD}/tuning.parquet",
     output:

@@ -4,6 +4,7 @@
 # dp-skgd).
 
 rule dp_skgd_sketches:
+    localrule: True
     input:
         f"results/aggregate/{DP_SKGD}/final.parquet",
     output:

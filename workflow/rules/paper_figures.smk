@@ -2,6 +2,7 @@
 
 
 rule paper_figure:
+    localrule: True
     input:
         "results/aggregate/{paper}/final.parquet",
     output:

@@ -3,6 +3,7 @@
 
 
 rule figure:
+    localrule: True
     input:
         "results/aggregate/{paper}/final.parquet",
     output:
@@ -32,6 +33,7 @@ rule figure:
 
 
 rule final_table:
+    localrule: True
     input:
         "results/aggregate/{paper}/final.parquet",
     output:
@@ -60,6 +62,7 @@ rule final_table:
 
 
 rule tuning_table:
+    localrule: True
     input:
         "results/aggregate/{paper}/tuning.parquet",
     output:

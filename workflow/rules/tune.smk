@@ -50,6 +50,7 @@ rule tune:
 
 
 rule select:
+    localrule: True
     input:
         tune_chunks,
     output:
