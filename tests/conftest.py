@@ -1,6 +1,8 @@
 """Shared fixtures: small seeded problems, dense and sparse."""
+import os
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -12,11 +14,22 @@ from privcd.losses import LOSSES
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject's addopts) distributes the default tier only: the slow tier's workflows
+    and audits use every core themselves, so any other selection runs in this process."""
+    if config.option.markexpr.strip() != "not slow":
+        return 0
+    return None  # pytest-xdist's own count (the cores), capped by --maxprocesses
+
+
 def pytest_configure(config):
     # Most tests fit privately on Problems built with the default constants=None, which warns at every
     # such fit (privcd.DataDependentConstantsWarning): silenced here; tests/test_constants.py checks
     # when it is and is not emitted (pytest.warns records it whatever this filter says).
     config.addinivalue_line("filterwarnings", "ignore::privcd.DataDependentConstantsWarning")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:  # the workers share the cores: numba's parallel kernels get their share in each
+        numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS // workers))
 
 
 def make_problem(loss, penalty, lam, *, n=120, p=15, density=0.4, sparse=False, seed=0, unit_rows=False):
