@@ -11,9 +11,9 @@
 # existing /etc/slurm/slurm.conf aside, writes its own, starts munged (unless running), slurmctld
 # and slurmd, and on exit, also on failure, stops the daemons it started by their PID files and puts
 # the original configuration back. It then runs the smoke config with --executor slurm in
-# WORK_DIR/run (default WORK_DIR: a new temporary directory) and compares. The smoke config's 37
-# audits of a few seconds each share one allocation (a group job; --cores is the node's, so that
-# Snakemake stacks them rather than asking for 74 CPUs); the light rules (tables, figures,
+# WORK_DIR/run (default WORK_DIR: a new temporary directory) and compares. The smoke config's
+# audits, a few seconds each, share one allocation (a group job; --cores is the node's, so that
+# Snakemake stacks them rather than asking for the sum of their threads); the light rules (tables, figures,
 # selection, data) run on this host (`localrule: True`). Uses the snakemake on
 # PATH: the job scripts re-run snakemake inside the allocation, so the virtual environment must be
 # on PATH.
